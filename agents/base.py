@@ -1,0 +1,49 @@
+"""The one agent interface every game uses.
+
+An agent is asked for an action with ``act(observation, rng)``.  The observation is
+what its seat may see — the game's *view* (``state.observe(player)``) — plus the legal
+actions, so an agent never touches the true (hidden) state.  ``rng`` is a
+``numpy.random.Generator`` owned by the caller: every random choice an agent makes flows
+from it, so a seeded tournament replays exactly.
+
+Search agents are given the game's rules at construction and plan from
+``sample_world(view, rng)`` only.  The one exception is the ``oracle`` agent, which is
+labelled as cheating and receives the true state explicitly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a seat is shown when it must act."""
+
+    player: int
+    view: Any
+    legal_actions: Sequence[int]
+    num_actions: int
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask[list(self.legal_actions)] = 1
+        return mask
+
+
+class Agent:
+    """Base class: subclasses implement :meth:`act`."""
+
+    name: str = "agent"
+
+    def act(self, observation: Observation, rng: np.random.Generator) -> int:
+        raise NotImplementedError
+
+    def reset(self, seat: int) -> None:
+        """Called at the start of every game with the seat the agent plays."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"

@@ -1,0 +1,16 @@
+"""Rules engines (pure Python) and their Gymnasium adapters.
+
+Importing ``envs`` registers the environment ids with Gymnasium.  The rules modules
+(``envs.dominoes.engine``, ``envs.backgammon.board`` …) import no gymnasium, torch,
+pandas or matplotlib; only the ``env`` modules do.
+"""
+from gymnasium.envs.registration import register, registry
+
+_ENVS = {
+    "pipslab/HappyDominoes-v0": "envs.dominoes.env:HappyDominoesEnv",
+    "pipslab/Backgammon-v0": "envs.backgammon.env:BackgammonEnv",
+}
+
+for _id, _entry in _ENVS.items():
+    if _id not in registry:
+        register(id=_id, entry_point=_entry)

@@ -1,0 +1,1 @@
+"""Dominoes: one engine, variants as data (``envs.dominoes.variants``)."""

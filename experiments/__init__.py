@@ -1,0 +1,1 @@
+"""Experiments: tournaments, benchmarks and the ``pipslab`` CLI."""

@@ -1,0 +1,31 @@
+"""Throughput benchmarks against peers, measured side by side in one run.
+
+``pipslab bench GAME [--json]`` runs the benchmark of one game and prints a readable
+table (and, with ``--json``, one JSON object on the last line).
+"""
+from __future__ import annotations
+
+import importlib
+
+from envs.errors import PipslabError
+
+# game -> module with ``add_arguments(parser)`` and ``run(args)``
+BENCHMARKS = {
+    "dominoes": "experiments.bench_dominoes",
+}
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("game", choices=sorted(BENCHMARKS), help="what to benchmark")
+    parser.add_argument("--json", action="store_true", help="also print one JSON object")
+    parser.add_argument("--seconds", type=float, default=3.0,
+                        help="time budget per measured engine (default 3)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random games")
+    parser.add_argument("--out", default=None, help="folder to write bench.json into (optional)")
+
+
+def run(args) -> int:
+    if args.seconds <= 0:
+        raise PipslabError("--seconds must be positive")
+    module = importlib.import_module(BENCHMARKS[args.game])
+    return module.run(args)

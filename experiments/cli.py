@@ -1,0 +1,58 @@
+"""The ``pipslab`` command line.
+
+Each subcommand lives in its own module with ``add_arguments(parser)`` and
+``run(args) -> int``; this file only wires them together and turns user errors
+(``PipslabError``, bad flags) into one line on stderr and a non-zero exit.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from envs.errors import PipslabError
+
+# subcommand -> (module, one-line help)
+SUBCOMMANDS = {
+    "tournament": ("experiments.tournament", "play many games between agents and tabulate the results"),
+    "play": ("experiments.play", "play and print games between agents"),
+    "bench": ("experiments.bench", "throughput benchmarks against peers, side by side"),
+    "moves": ("experiments.moves", "list every legal play of a position"),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad flag as one line, without the usage block."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="pipslab", description="pipslab: self-play lab for dominoes and backgammon")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        module = importlib.import_module(module_name)
+        p = sub.add_parser(name, help=help_text, description=module.__doc__)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except PipslabError as exc:
+        sys.stderr.write(f"pipslab: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("pipslab: interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
