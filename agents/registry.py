@@ -90,5 +90,6 @@ def _load_builtin() -> None:
 
 # Modules whose import registers agents.  Each game's agents live in their own module.
 _BUILTIN_MODULES = [
+    "agents.random_agent",
     "agents.dominoes",
 ]
