@@ -92,4 +92,5 @@ def _load_builtin() -> None:
 _BUILTIN_MODULES = [
     "agents.random_agent",
     "agents.dominoes",
+    "agents.human",
 ]

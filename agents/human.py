@@ -1,0 +1,36 @@
+"""``human``: asks a person on the terminal for each move (domino games)."""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.dominoes.engine import action_name
+from envs.dominoes.tiles import format_tiles, tiles_of
+
+from .base import Agent, Observation
+from .registry import register
+
+
+class HumanAgent(Agent):
+    name = "human"
+
+    def __init__(self, read=input, write=print):
+        self._read, self._write = read, write
+
+    def act(self, observation: Observation, rng: np.random.Generator) -> int:
+        view = observation.view
+        names = {action_name(view.variant, a): a for a in observation.legal_actions}
+        ends = f"{view.left}|{view.right}" if view.left >= 0 else "(empty table)"
+        self._write(f"seat {view.player}: ends {ends}; your hand: {format_tiles(tiles_of(view.hand))}")
+        self._write("legal: " + ", ".join(f"{a} = {n}" for n, a in names.items()))
+        while True:
+            answer = self._read("your move (id or name): ").strip()
+            if answer in names:
+                return names[answer]
+            if answer.isdigit() and int(answer) in observation.legal_actions:
+                return int(answer)
+            self._write(f"{answer!r} is not legal here")
+
+
+@register("human", games=["happy", "troshin", "triple"])
+def _make_human(game: str) -> HumanAgent:
+    return HumanAgent()

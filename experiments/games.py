@@ -1,0 +1,116 @@
+"""Games the harness can run, and the one game loop every experiment uses.
+
+A :class:`GameSpec` tells the harness how to start a game of that kind, how to draw it,
+and what to record about a finished game.  The loop (:func:`play_game`) drives any state
+with the engines' protocol: ``is_terminal``, ``is_chance``/``apply_chance(rng)``,
+``current_player``, ``legal_actions()``, ``apply()``, ``observe(player)``, ``returns()``,
+``result()``.
+
+Randomness is split in two streams so duplicate games replay the same luck: the *deal*
+stream (shuffle, dice) comes from ``deal_seed``; the agents' choices from ``agent_seed``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Sequence
+
+import numpy as np
+
+from agents.base import Agent, Observation
+from envs.errors import PipslabError
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str
+    players: Callable[[dict], int]                 # seats for these options
+    new_state: Callable[[np.random.Generator, dict], object]
+    variant_label: Callable[[dict], str]
+    render: Callable[[object], str]
+    action_name: Callable[[object, int], str]
+    stats: Callable[[object], dict]                # extra per-game record fields
+
+
+def _happy_new_state(rng, options):
+    from envs.dominoes.engine import deal
+    from envs.dominoes.variants import happy
+    return deal(happy(options.get("mode", "block")), rng)
+
+
+def _domino_stats(state) -> dict:
+    from envs.dominoes.engine import DRAW, PASS
+    events = state.events()
+    return {
+        "blocked": bool(state.blocked),
+        "passes": sum(1 for e in events if e[0] == PASS),
+        "draws": sum(1 for e in events if e[0] == DRAW),
+    }
+
+
+def _domino_render(state) -> str:
+    from envs.dominoes.notation import render
+    return render(state)
+
+
+def _domino_action_name(state, action) -> str:
+    return state.action_name(action)
+
+
+def _happy_label(options) -> str:
+    mode = options.get("mode", "block")
+    if mode not in ("block", "draw"):
+        raise PipslabError(f"unknown Happy dominoes mode {mode!r}: expected 'block' or 'draw'")
+    return f"happy-{mode}"
+
+
+GAMES: Dict[str, GameSpec] = {
+    "happy": GameSpec(
+        name="happy",
+        players=lambda options: 2,
+        new_state=_happy_new_state,
+        variant_label=_happy_label,
+        render=_domino_render,
+        action_name=_domino_action_name,
+        stats=_domino_stats,
+    ),
+}
+
+
+def game_spec(name: str) -> GameSpec:
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise PipslabError(f"unknown game {name!r}; known: {', '.join(sorted(GAMES))}") from None
+
+
+def play_game(spec: GameSpec, options: dict, seat_agents: Sequence[Agent], deal_seed,
+              agent_seed, on_move: Callable[[object, int, int], None] | None = None):
+    """Play one game; returns ``(final_state, moves, seconds)``.
+
+    ``on_move(state_before, player, action)`` is called before each action is applied.
+    """
+    deal_rng = np.random.default_rng(deal_seed)
+    agent_rng = np.random.default_rng(agent_seed)
+    start = time.perf_counter()
+    state = spec.new_state(deal_rng, options)
+    for seat, agent in enumerate(seat_agents):
+        agent.reset(seat)
+    moves = 0
+    num_actions = state.num_actions
+    while not state.is_terminal:
+        if state.is_chance:
+            state.apply_chance(deal_rng)
+            continue
+        p = state.current_player
+        legal = state.legal_actions()
+        action = seat_agents[p].act(Observation(p, state.observe(p), legal, num_actions), agent_rng)
+        if on_move is not None:
+            on_move(state, p, action)
+        state.apply(action)
+        moves += 1
+    return state, moves, time.perf_counter() - start
+
+
+def seat_names(agents: List[Agent]) -> List[str]:
+    return [a.name for a in agents]
