@@ -35,7 +35,14 @@ class GameSpec:
 def _happy_new_state(rng, options):
     from envs.dominoes.engine import deal
     from envs.dominoes.variants import happy
-    return deal(happy(options.get("mode", "block")), rng)
+    variant = happy(options.get("mode", "block"))
+    if options.get("position"):
+        from envs.dominoes.notation import parse_position
+        state = parse_position(options["position"])
+        if state.variant != variant:
+            raise PipslabError(f"the position is {state.variant.name}, not {variant.name} (see --mode)")
+        return state
+    return deal(variant, rng)
 
 
 def _domino_stats(state) -> dict:

@@ -19,12 +19,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents' choices")
     parser.add_argument("--mode", default="block", choices=["block", "draw"], help="Happy dominoes mode")
+    parser.add_argument("--position", default=None,
+                        help="start from this position string instead of a fresh deal (dominoes notation)")
     parser.add_argument("--out", default=None, help="also write the printed games to this folder")
 
 
 def run(ns) -> int:
     spec = game_spec(ns.game)
     options = {"mode": ns.mode} if ns.game == "happy" else {}
+    if ns.position:
+        options["position"] = ns.position
     names = split_agent_list(ns.agents)
     players = spec.players(options)
     if len(names) != players:
@@ -32,6 +36,8 @@ def run(ns) -> int:
     if ns.games < 1:
         raise PipslabError("--games must be at least 1")
     agents = [make_agent(n, ns.game) for n in names]
+    if ns.position:
+        spec.new_state(None, options)  # a malformed position fails here, before anything is printed
     lines = []
 
     def emit(text=""):

@@ -18,7 +18,7 @@ exactly one place.  Tiles are written ``a-b`` (``a:b`` is accepted).
 """
 from __future__ import annotations
 
-from envs.errors import PositionError
+from envs.errors import PipslabError, PositionError
 
 from .engine import DominoState, opening_tile
 from .tiles import (
@@ -51,7 +51,10 @@ def parse_position(text: str) -> DominoState:
     if not isinstance(text, str) or not text.strip():
         raise PositionError("empty position string")
     parts = [p.strip() for p in text.strip().split(";")]
-    variant = variant_by_name(parts[0])
+    try:
+        variant = variant_by_name(parts[0])
+    except PipslabError as exc:
+        raise PositionError(str(exc)) from None
     fields = {}
     for part in parts[1:]:
         if not part:

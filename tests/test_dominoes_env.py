@@ -1,0 +1,131 @@
+"""pipslab/HappyDominoes-v0: gymnasium conventions, masks, seeding, positions, illegal actions."""
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import envs  # noqa: F401  (registers the ids)
+from agents.registry import make_agent
+from envs.dominoes.env import OBS_SIZE, HappyDominoesEnv, encode_view
+from envs.errors import IllegalActionError, PipslabError
+
+from dominoes_helpers import place
+
+
+@pytest.mark.parametrize("mode", ["block", "draw"])
+def test_check_env_passes(mode):
+    env = gym.make("pipslab/HappyDominoes-v0", mode=mode, illegal_action="lose")
+    check_env(env.unwrapped, skip_render_check=False)
+
+
+@pytest.mark.parametrize("mode", ["block", "draw"])
+def test_mask_equals_legal_actions_and_episodes_end(mode):
+    env = HappyDominoesEnv(mode=mode, opponent="heaviest")
+    rng = np.random.default_rng(0)
+    for episode in range(200):
+        obs, info = env.reset(seed=episode)
+        done = False
+        steps = 0
+        while not done:
+            mask = obs["action_mask"]
+            assert mask.dtype == np.int8 and obs["observation"].dtype == np.float32
+            assert obs["observation"].shape == (OBS_SIZE,)
+            assert np.array_equal(mask, info["action_mask"])
+            assert list(np.flatnonzero(mask)) == info["legal_actions"] == env.state.legal_actions()
+            assert np.array_equal(env.action_masks(), mask.astype(bool))
+            action = rng.choice(np.flatnonzero(mask))
+            obs, reward, done, truncated, info = env.step(action)
+            assert not truncated
+            steps += 1
+            assert steps < 100
+        assert reward in (-1.0, 0.0, 1.0)
+        assert reward == env.state.returns()[env.learner_seat]
+        assert "result" in info
+
+
+def test_same_seed_and_actions_give_the_same_trajectory():
+    def trajectory(seed):
+        env = HappyDominoesEnv(mode="draw")
+        obs, info = env.reset(seed=seed)
+        out = [info["position"]]
+        done = False
+        while not done:
+            obs, r, done, _, info = env.step(info["legal_actions"][0])
+            out.append(info["position"])
+        return out
+
+    assert trajectory(7) == trajectory(7)
+    assert trajectory(7) != trajectory(8)
+
+
+def test_learner_seat_one_and_reward_sign():
+    env = HappyDominoesEnv(mode="block", learner_seat=1)
+    obs, info = env.reset(options={"position": "happy-block; turn=0; ends=1|0; hands=2-2 / 0-0 0-2"})
+    # seat 0 (the opponent) had to pass; the learner (seat 1, black) is to move
+    assert env.state.current == 1
+    obs, reward, done, _, info = env.step(place(env.state, "0-2", "right"))
+    # the opponent plays 2-2 and goes out: the learner loses
+    assert done and reward == -1.0 and info["result"]["winner"] == 0
+
+
+def test_reset_from_position_and_ansi_render():
+    env = HappyDominoesEnv(mode="draw", render_mode="ansi")
+    obs, info = env.reset(options={"position": "happy-draw; turn=0; ends=1|1; hands=4-4 0-6 2-3 2-6 0-5 / 3-5; boneyard=6-6 0-0"})
+    assert info["legal_actions"] == [56]
+    text = env.render()
+    assert "ends:  1|1" in text and "boneyard: 2 tiles" in text
+    with pytest.raises(PipslabError, match="position is happy-block"):
+        env.reset(options={"position": "happy-block; ends=1|1; hands=1-1 / 2-2"})
+
+
+def test_auto_forced_plays_single_moves_for_the_learner():
+    env = HappyDominoesEnv(mode="draw", auto_forced=True)
+    obs, info = env.reset(options={"position": "happy-draw; turn=0; ends=1|1; hands=4-4 0-6 2-3 2-6 0-5 / 3-5; boneyard=6-6 0-0"})
+    # draw, draw, pass for the learner, then the opponent passes: blocked at once
+    assert env.state.is_terminal and env.state.pips_left() == [44, 8]
+
+
+def test_illegal_action_raise_and_lose():
+    env = HappyDominoesEnv(mode="block")
+    obs, info = env.reset(seed=3)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError, match=f"illegal action {bad}"):
+        env.step(bad)
+    env = HappyDominoesEnv(mode="block", illegal_action="lose")
+    obs, info = env.reset(seed=3)
+    obs, reward, done, _, info = env.step(bad)
+    assert done and reward == -1.0 and info["illegal_action"]
+
+
+def test_bad_arguments_are_clear_errors():
+    with pytest.raises(PipslabError, match="illegal_action"):
+        HappyDominoesEnv(illegal_action="ignore")
+    with pytest.raises(PipslabError, match="unknown agent"):
+        HappyDominoesEnv(opponent="grandmaster")
+    with pytest.raises(PipslabError, match="learner_seat"):
+        HappyDominoesEnv(learner_seat=2)
+
+
+def test_observation_hides_the_opponent_hand_and_boneyard():
+    env = HappyDominoesEnv(mode="draw")
+    env.reset(seed=1)
+    s = env.state
+    me = env.learner_seat
+    other = 1 - me
+    x = encode_view(s.observe(me))
+    # move an opponent tile into the boneyard and a boneyard tile into its hand
+    c = s.clone()
+    a = next(t for t in range(28) if c.hands[other] >> t & 1)
+    bone = list(c.boneyard_tiles())
+    b = bone[0]
+    bone[0] = a
+    c.hands[other] = (c.hands[other] & ~(1 << a)) | (1 << b)
+    c.boneyard, c.bpos = tuple(bone), 0
+    assert np.array_equal(encode_view(c.observe(me)), x)
+    assert x[:28].sum() == bin(s.hands[me]).count("1")
+
+
+def test_opponent_can_be_an_agent_object():
+    env = HappyDominoesEnv(opponent=make_agent("suits", "happy"))
+    obs, info = env.reset(seed=0)
+    assert obs["action_mask"].sum() >= 1

@@ -1,0 +1,133 @@
+"""Property tests over thousands of seeded random games, in both Happy modes."""
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from envs.dominoes.engine import DRAW, PASS, PLACE, DominoState, deal, sample_world
+from envs.dominoes.notation import format_position
+from envs.dominoes.tiles import FULL_SET, SUIT, count, tiles_of
+from envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
+
+GAMES_PER_EXAMPLE = 20
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def accounted(s: DominoState) -> bool:
+    """Every one of the 28 tiles is in exactly one place: a hand, the table or the boneyard."""
+    places = list(s.hands) + [s.table, sum(1 << t for t in s.boneyard_tiles())]
+    union = 0
+    total = 0
+    for m in places:
+        union |= m
+        total += count(m)
+    return union == FULL_SET and total == 28
+
+
+def swap_unseen(s: DominoState, observer: int, rng: random.Random):
+    """A copy where one tile of another hand and one boneyard tile trade places (None if impossible)."""
+    other = 1 - observer
+    if not s.hands[other] or not s.boneyard_size:
+        return None
+    a = rng.choice(list(tiles_of(s.hands[other])))
+    bone = list(s.boneyard_tiles())
+    i = rng.randrange(len(bone))
+    b = bone[i]
+    bone[i] = a
+    c = s.clone()
+    c.hands[other] = (c.hands[other] & ~(1 << a)) | (1 << b)
+    c.boneyard = tuple(bone)
+    c.bpos = 0
+    return c
+
+
+def check_game(variant, seed):
+    rng = random.Random(seed)
+    s = deal(variant, rng)
+    steps = 0
+    while not s.is_terminal:
+        assert accounted(s)
+        legal = s.legal_actions()
+        assert legal, "a non-terminal state always has a legal action"
+        placements = s.placements()
+        if variant.pass_action in legal:
+            assert not placements, "a pass never happens while a placement exists"
+            assert not (variant.draw and s.boneyard_size), "draw mode never passes with a boneyard"
+            assert legal == [variant.pass_action]
+        if variant.draw_action in legal:
+            assert variant.draw and s.boneyard_size and not placements
+        me = s.current
+        view = s.observe(me)
+        # observe never changes when an unseen tile moves between the other hand and the boneyard
+        swapped = swap_unseen(s, me, rng)
+        if swapped is not None:
+            assert swapped.observe(me) == view
+        if rng.random() < 0.3:
+            world_seed = rng.randrange(1 << 30)
+            world = sample_world(view, random.Random(world_seed))
+            assert accounted(world)
+            assert world.observe(me) == view, "a sampled world shows the observer what it saw"
+            assert world.legal_actions() == legal
+            for kind, p, _t, _e, left, right in view.history:
+                if kind == PASS and p != me:
+                    assert not world.hands[p] & (SUIT[left] | SUIT[right]), \
+                        "sample_world gave a hand a number its pass ruled out"
+            if swapped is not None:  # two true states with the same view give the same sample
+                again = sample_world(swapped.observe(me), random.Random(world_seed))
+                assert format_position(again) == format_position(world)
+        s.apply(legal[rng.randrange(len(legal))])
+        steps += 1
+        assert steps < 200, "every game ends"
+    assert accounted(s)
+    events = s.events()
+    if s.blocked:
+        assert events[-1][0] == PASS and events[-2][0] == PASS, "a blocked game follows two passes in a row"
+        assert not (variant.draw and s.boneyard_size)
+    else:
+        assert s.hands[s.winner] == 0 and events[-1][0] == PLACE
+    pips = s.pips_left()
+    if s.winner == -1:
+        assert s.blocked and pips[0] == pips[1]
+    elif s.blocked:
+        assert pips[s.winner] < pips[1 - s.winner]
+    assert sum(s.returns()) == 0
+    return s
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1))
+def test_block_mode_invariants(seed):
+    for k in range(GAMES_PER_EXAMPLE):
+        s = check_game(HAPPY_BLOCK, seed * 131 + k)
+        assert not any(e[0] == DRAW for e in s.events()), "block mode never draws"
+        assert s.boneyard_size == 14
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1))
+def test_draw_mode_invariants(seed):
+    for k in range(GAMES_PER_EXAMPLE):
+        check_game(HAPPY_DRAW, seed * 131 + k)
+
+
+def test_clone_is_independent():
+    rng = random.Random(3)
+    s = deal(HAPPY_DRAW, rng)
+    before = format_position(s)
+    c = s.clone()
+    while not c.is_terminal:
+        legal = c.legal_actions()
+        c.apply(legal[rng.randrange(len(legal))])
+    assert format_position(s) == before
+    assert s.events() == () and c.events()
+
+
+def test_sample_world_respects_block_mode_voids_in_a_known_spot():
+    # seat 1 passed on 6|3 in block mode: no tile of seat 1 may carry a 6 or a 3
+    from envs.dominoes.notation import parse_position
+    s = parse_position("happy-block; turn=0; ends=6|3; hands=4-4 0-5 / 0-1 1-1 2-2 1-2 1-5")
+    s.apply(HAPPY_BLOCK.pass_action)        # seat 0 has no 6 or 3
+    for seed in range(200):
+        w = sample_world(s.observe(1), random.Random(seed))
+        assert not w.hands[0] & (SUIT[6] | SUIT[3])
+        assert count(w.hands[0]) == 2
