@@ -106,6 +106,8 @@ class Position(tuple):
         for point, n in mine.items():
             values[BAR if point == "bar" else int(point)] += int(n)
         for point, n in theirs.items():
+            if not n:
+                continue
             if point == "bar":
                 values[OPP_BAR] -= int(n)
             else:

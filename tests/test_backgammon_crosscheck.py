@@ -1,0 +1,51 @@
+"""Move generation against GNU Backgammon: a committed fixture and a live check."""
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+
+from envs.backgammon import Position, legal_plays
+from envs.backgammon.moves import dice_to_play
+
+FIXTURE = Path(__file__).parent / "data" / "backgammon_moves.json.gz"
+
+
+def _cases():
+    with gzip.open(FIXTURE, "rt", encoding="utf-8") as fh:
+        return json.load(fh)["cases"]
+
+
+def test_fixture_matches_gnubg_results():
+    cases = _cases()
+    assert len(cases) >= 2000
+    tags = {t for c in cases for t in c["tags"]}
+    assert {"partial_roll", "larger_die_forced", "no_move"} <= tags
+    bad = []
+    for case in cases:
+        pos = Position.from_id(case["position_id"])
+        ours = sorted(p.position.id for p in legal_plays(pos, dice_to_play(case["dice"])))
+        if ours != case["results"]:
+            bad.append((case["position_id"], case["dice"]))
+    assert bad == []
+
+
+def test_live_against_gnubg_nn():
+    import gnubg_nn  # installed by the [bench] extra that set-up installs
+
+    from experiments.crosscheck_backgammon import run_crosscheck
+    report = run_crosscheck(positions=120, seed=7, fixture=None, fixture_cases=0, verbose=False)
+    assert report["cases"] >= 2000
+    assert report["mismatches"] == 0, report["examples"]
+
+
+def test_position_ids_agree_with_gnubg_nn():
+    import gnubg_nn
+
+    rng = np.random.default_rng(3)
+    for case in _cases()[:300]:
+        pid = case["position_id"]
+        board = gnubg_nn.board_from_position_id(pid)
+        assert Position.from_id(pid).to_gnubg() == [list(s) for s in board]
+        assert gnubg_nn.position_id(Position.from_id(pid).to_gnubg()) == pid
+    assert rng is not None
