@@ -1,0 +1,168 @@
+"""Properties of the backgammon engine over random games and positions."""
+import numpy as np
+import pytest
+
+from envs.backgammon import (NUM_ACTIONS, PASS, BackgammonState, Position, action_name, decode_action,
+                             encode_action, legal_checker_moves, legal_plays, new_game)
+from envs.backgammon.game import CHANCE_OUTCOMES
+from envs.backgammon.moves import apply_step, dice_to_play
+from envs.errors import PipslabError
+
+ROLLS = [r for r, _ in CHANCE_OUTCOMES]
+
+
+def test_action_encoding_round_trips_over_every_id():
+    seen = set()
+    for action in range(NUM_ACTIONS):
+        move = decode_action(action)
+        if action == PASS:
+            assert move is None and action_name(action) == "pass"
+            continue
+        s, d = move
+        assert 1 <= s <= 25 and 1 <= d <= 6
+        assert encode_action(s, d) == action
+        seen.add((s, d))
+        assert action_name(action)
+    assert len(seen) == NUM_ACTIONS - 1 == 150
+    with pytest.raises(PipslabError):
+        decode_action(NUM_ACTIONS)
+    with pytest.raises(PipslabError):
+        encode_action(26, 1)
+
+
+def _invariants(state):
+    p = state.position
+    mine = sum(v for v in p if v > 0) + p.borne_off
+    theirs = sum(-v for v in p if v < 0) + p.opp_borne_off
+    assert mine == 15 and theirs == 15
+    assert p.bar >= 0 and p.opp_bar >= 0
+    pips = state.pip_counts()
+    assert pips[state.current_player] == sum(i * v for i, v in enumerate(p) if v > 0)
+    assert sum(pips) == p.pip_count() + p.opp_pip_count()
+    assert Position.from_id(p.id) == p
+
+
+def test_random_games_keep_the_invariants_and_end():
+    rng = np.random.default_rng(11)
+    for _ in range(25):
+        state = new_game()
+        steps = 0
+        while not state.is_terminal:
+            steps += 1
+            assert steps < 20_000
+            _invariants(state)
+            if state.is_chance:
+                assert state.legal_actions() == []
+                state.apply_chance(rng)
+                continue
+            legal = state.legal_actions()
+            assert legal, "a non-terminal decision node always has an action (PASS at least)"
+            assert all(0 <= a < NUM_ACTIONS for a in legal)
+            mask = state.observe(state.current_player)
+            assert mask.dice == state.dice
+            state.apply(legal[int(rng.integers(len(legal)))])
+        r = state.returns()
+        assert r[0] == -r[1] and abs(r[0]) in (1.0, 2.0, 3.0)
+        res = state.result()
+        assert res["winner"] in (0, 1) and res["points"] == abs(r[0])
+        assert res["pips_left"][res["winner"]] == 0
+
+
+def _all_paths(state, out, depth=0):
+    """Follow every legal action sequence of the turn; collect the end positions."""
+    for a in state.legal_actions():
+        s = state.clone()
+        s.apply(a)
+        if s.current_player != state.current_player or s.is_terminal or s.is_chance:
+            # turn over: position seen from the mover = swap back unless terminal
+            out.add(s.position if s.is_terminal else s.position.swap())
+        else:
+            _all_paths(s, out, depth + 1)
+
+
+def _turn_positions(n, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        state = new_game()
+        while not state.is_terminal and len(out) < n:
+            if state.is_chance:
+                state.apply_chance(rng)
+                if rng.random() < 0.15:
+                    out.append(state.position)
+            else:
+                legal = state.legal_actions()
+                state.apply(legal[int(rng.integers(len(legal)))])
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_checker_by_checker_paths_reach_exactly_the_whole_plays(seed):
+    rng = np.random.default_rng(seed)
+    for pos in _turn_positions(60, seed):
+        for roll in [ROLLS[int(i)] for i in rng.choice(21, size=4, replace=False)] + [(6, 5)]:
+            plays = legal_plays(pos, dice_to_play(roll))
+            state = BackgammonState(pos, 0, roll, opening=False)
+            if not plays:
+                assert state.legal_actions() == [PASS]
+                continue
+            ends = set()
+            _all_paths(state, ends)
+            assert ends == {p.position for p in plays}, (pos.id, roll)
+            # and every play's own steps are a legal action path
+            for play in plays[:5]:
+                s = state.clone()
+                for a in s.play_actions(play):
+                    s.apply(a)
+                got = s.position if s.is_terminal else s.position.swap()
+                assert got == play.position
+
+
+def test_mask_equals_legal_checker_moves():
+    for pos in _turn_positions(40, 5):
+        for roll in ROLLS[::3]:
+            state = BackgammonState(pos, 0, roll, opening=False)
+            moves = legal_checker_moves(pos, dice_to_play(roll))
+            expected = sorted(encode_action(s, d) for s, d in moves) or [PASS]
+            assert state.legal_actions() == expected
+            for s, d in moves:
+                b = list(pos)
+                apply_step(b, s, d)          # every offered move is a real checker move
+                assert sum(v for v in b if v > 0) <= 15
+
+
+def test_clone_is_independent_and_cheap():
+    rng = np.random.default_rng(0)
+    state = new_game(rng)
+    copy = state.clone()
+    copy.apply(copy.legal_actions()[0])
+    assert state.position != copy.position or state.dice != copy.dice
+    assert state.history != copy.history
+
+
+def test_state_from_position_id_and_dice():
+    state = BackgammonState.from_position_id("4HPwATDgc/ABMA", (3, 1), player=1)
+    assert state.current_player == 1 and state.dice == (3, 1) and not state.is_chance
+    assert len(state.legal_plays()) == 16
+    chance = BackgammonState.from_position_id("4HPwATDgc/ABMA")
+    assert chance.is_chance and not chance.opening
+    with pytest.raises(PipslabError):
+        BackgammonState.from_position_id("4HPwATDgc/ABMA", (0, 7))
+    with pytest.raises(PipslabError):
+        BackgammonState.from_position_id("4HPwATDgc/ABMA", (3,))
+
+
+def test_seeded_games_replay_exactly():
+    def play(seed):
+        rng = np.random.default_rng(seed)
+        state = new_game()
+        while not state.is_terminal:
+            if state.is_chance:
+                state.apply_chance(rng)
+            else:
+                legal = state.legal_actions()
+                state.apply(legal[int(rng.integers(len(legal)))])
+        return state.history, state.returns()
+
+    assert play(5) == play(5)
+    assert play(5) != play(6)
