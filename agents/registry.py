@@ -93,4 +93,5 @@ _BUILTIN_MODULES = [
     "agents.random_agent",
     "agents.dominoes",
     "agents.human",
+    "agents.backgammon",
 ]

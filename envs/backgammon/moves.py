@@ -289,15 +289,14 @@ def parse_play(text: str) -> List[Tuple[int, int]]:
     return segments
 
 
-def find_play(position: Sequence[int], dice: Sequence[int], text: str) -> Play:
-    """The legal play that ``text`` (standard notation) describes, matched by the
-    position it leads to; raises :class:`PipslabError` if it is not legal."""
-    plays = legal_plays(position, dice)
-    segments = parse_play(text)
+def apply_segments(position: Sequence[int], segments) -> tuple | None:
+    """The board (a tuple) after moving my checkers along ``(from, to)`` segments (25 =
+    bar, 0 = off), hitting blots where they land; ``None`` if a segment starts from a
+    point without a checker of mine.  No other rule is checked."""
     b = list(position)
     for a, to in segments:
-        if b[a] <= 0:
-            break
+        if not (0 <= to < a <= 25) or b[a] <= 0:
+            return None
         b[a] -= 1
         if to >= 1:
             if b[to] == -1:
@@ -305,8 +304,15 @@ def find_play(position: Sequence[int], dice: Sequence[int], text: str) -> Play:
                 b[0] -= 1
             else:
                 b[to] += 1
-    else:
-        target = tuple(b)
+    return tuple(b)
+
+
+def find_play(position: Sequence[int], dice: Sequence[int], text: str) -> Play:
+    """The legal play that ``text`` (standard notation) describes, matched by the
+    position it leads to; raises :class:`PipslabError` if it is not legal."""
+    plays = legal_plays(position, dice)
+    target = apply_segments(position, parse_play(text))
+    if target is not None:
         for play in plays:
             if play.position == target:
                 return play

@@ -1,0 +1,118 @@
+"""Backgammon agent checks: a head-to-head match and pubeval's agreement with GNU BG.
+
+    python -m experiments.eval_backgammon match --agents pubeval,random --games 500
+    python -m experiments.eval_backgammon agreement --positions 1000
+
+``match`` plays ``--games`` games, the two agents swapping seats every game, and prints
+the first agent's win rate and points per game.  ``agreement`` compares the play our
+``pubeval`` agent picks with ``gnubg_nn.pub_best_move`` over positions from random games
+(a roll with at least two distinct plays each).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+
+from agents import Observation, make_agent
+from envs.backgammon import NUM_ACTIONS, legal_plays, new_game
+from envs.backgammon.moves import apply_segments, dice_to_play
+
+
+def play_game(agents, rng: np.random.Generator, gammons: bool = True):
+    """One game; ``agents[seat]``.  Returns the finished state."""
+    state = new_game(gammons=gammons)
+    for seat, agent in enumerate(agents):
+        agent.reset(seat)
+    while not state.is_terminal:
+        if state.is_chance:
+            state.apply_chance(rng)
+            continue
+        p = state.current_player
+        legal = state.legal_actions()
+        state.apply(agents[p].act(Observation(p, state.observe(p), legal, NUM_ACTIONS), rng))
+    return state
+
+
+def match(spec_a: str, spec_b: str, games: int, seed: int = 0, gammons: bool = True) -> dict:
+    """``spec_a`` against ``spec_b``; seats alternate.  Numbers are from ``spec_a``'s side."""
+    a, b = make_agent(spec_a, "backgammon"), make_agent(spec_b, "backgammon")
+    rng = np.random.default_rng(seed)
+    wins = points = gammon_wins = 0
+    t0 = time.perf_counter()
+    for g in range(games):
+        seat_a = g % 2
+        agents = [a, b] if seat_a == 0 else [b, a]
+        state = play_game(agents, rng, gammons)
+        r = state.returns()[seat_a]
+        wins += r > 0
+        points += r
+        gammon_wins += r >= 2
+    return {"agent": spec_a, "opponent": spec_b, "games": games, "wins": int(wins),
+            "win_rate": wins / games, "points_per_game": points / games,
+            "gammon_wins": int(gammon_wins), "seconds": time.perf_counter() - t0}
+
+
+def pubeval_agreement(positions: int, seed: int = 0) -> dict:
+    """How often our pubeval picks the same afterstate as ``gnubg_nn.pub_best_move``."""
+    import gnubg_nn
+
+    from agents.backgammon import pubeval_scores
+
+    rng = np.random.default_rng(seed)
+    n = agree = 0
+    disagreements = []
+    while n < positions:
+        state = new_game()
+        while not state.is_terminal and n < positions:
+            if state.is_chance:
+                state.apply_chance(rng)
+                pos, roll = state.position, state.roll
+                plays = legal_plays(pos, dice_to_play(roll))
+                if len(plays) >= 2 and rng.random() < 0.3:
+                    n += 1
+                    scores = pubeval_scores([p.position for p in plays], pos.is_race())
+                    ours = plays[int(np.argmax(scores))].position
+                    flat = gnubg_nn.pub_best_move(pos.to_gnubg(), *roll)
+                    theirs = apply_segments(pos, [(flat[i] + 1, flat[i + 1] + 1) for i in range(0, len(flat), 2)])
+                    if ours == theirs:
+                        agree += 1
+                    elif len(disagreements) < 5:
+                        disagreements.append({"position_id": pos.id, "dice": list(roll)})
+            else:
+                legal = state.legal_actions()
+                state.apply(legal[int(rng.integers(len(legal)))])
+    return {"positions": n, "agree": agree, "agreement": agree / n, "disagreements": disagreements}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="what", required=True)
+    m = sub.add_parser("match", help="play two agents against each other")
+    m.add_argument("--agents", default="pubeval,random")
+    m.add_argument("--games", type=int, default=500)
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--no-gammons", action="store_true")
+    a = sub.add_parser("agreement", help="our pubeval against gnubg_nn.pub_best_move")
+    a.add_argument("--positions", type=int, default=1000)
+    a.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    if args.what == "match":
+        spec_a, spec_b = args.agents.split(",")
+        report = match(spec_a, spec_b, args.games, args.seed, not args.no_gammons)
+        print(f"{spec_a} vs {spec_b}: {report['wins']}/{report['games']} won "
+              f"({100 * report['win_rate']:.1f}%), {report['points_per_game']:+.3f} points/game, "
+              f"{report['gammon_wins']} gammons or better, {report['seconds']:.1f}s")
+    else:
+        report = pubeval_agreement(args.positions, args.seed)
+        print(f"pubeval agrees with gnubg_nn.pub_best_move on {report['agree']}/{report['positions']} "
+              f"positions ({100 * report['agreement']:.2f}%)")
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

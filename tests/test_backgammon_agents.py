@@ -1,0 +1,56 @@
+"""Backgammon agents: pubeval, race, gnubg; plans emitted checker by checker."""
+import numpy as np
+import pytest
+
+from agents import Observation, agent_names, make_agent
+from agents.backgammon import AfterstateAgent, pubeval_scores
+from envs.backgammon import NUM_ACTIONS, BackgammonState, Position, legal_plays
+from experiments.eval_backgammon import match, pubeval_agreement
+
+
+def test_backgammon_agents_are_registered():
+    assert {"random", "pubeval", "race", "gnubg"} <= set(agent_names("backgammon"))
+
+
+@pytest.mark.parametrize("name", ["pubeval", "race", "gnubg"])
+def test_afterstate_agents_make_their_chosen_play_checker_by_checker(name):
+    agent = make_agent(name, "backgammon")
+    chosen = []
+
+    class Spy(type(agent)):
+        def choose_play(self, view, plays, rng):
+            play = super().choose_play(view, plays, rng)
+            chosen.append(play)
+            return play
+
+    agent.__class__ = Spy
+    rng = np.random.default_rng(0)
+    for roll in [(3, 1), (6, 6), (5, 2)]:
+        state = BackgammonState(Position.start(), 0, roll, opening=False)
+        agent.reset(0)
+        while state.current_player == 0:
+            obs = Observation(0, state.observe(0), state.legal_actions(), NUM_ACTIONS)
+            state.apply(agent.act(obs, rng))
+        assert state.position.swap() == chosen[-1].position
+        assert len(chosen) == [(3, 1), (6, 6), (5, 2)].index(roll) + 1    # planned once per turn
+
+
+def test_pubeval_picks_the_classic_openings():
+    start = Position.start()
+    plays = legal_plays(start, (3, 1))
+    best = plays[int(np.argmax(pubeval_scores([p.position for p in plays], False)))]
+    assert sorted(best.moves) == [(6, 5), (8, 5)]                  # 8/5 6/5 makes the 5-point
+
+
+def test_pubeval_agrees_with_gnubg_pub_best_move():
+    report = pubeval_agreement(200, seed=1)
+    assert report["agreement"] >= 0.99, report
+
+
+def test_pubeval_beats_random():
+    report = match("pubeval", "random", games=60, seed=2)
+    assert report["win_rate"] >= 0.9, report
+
+
+def test_race_heuristic_beats_random():
+    assert match("race", "random", games=40, seed=3)["win_rate"] >= 0.85
