@@ -17,6 +17,7 @@ SUBCOMMANDS = {
     "tournament": ("experiments.tournament", "play many games between agents and tabulate the results"),
     "play": ("experiments.play", "play and print games between agents"),
     "bench": ("experiments.bench", "throughput benchmarks against peers, side by side"),
+    "moves": ("experiments.moves", "list every legal play of a position"),
 }
 
 

@@ -164,7 +164,7 @@ def legal_plays(position: Sequence[int], dice: Sequence[int]) -> List[Play]:
 
 
 def _sort_key(steps):
-    return tuple((-s, -d) for s, d, _ in steps)
+    return tuple(sorted(((-s, -d) for s, d, _ in steps)))
 
 
 def max_dice(b: Sequence[int], dice: Sequence[int], max_src: int = BAR) -> int:
@@ -254,11 +254,12 @@ def _point_name(p: int) -> str:
 
 def format_play(steps: Sequence[Step]) -> str:
     """Standard notation from the mover's side: ``8/5 6/5``, ``bar/22``, ``6/off``,
-    ``13/7*`` (``*`` marks a hit).  One ``from/to`` per die, in the order played;
-    an empty play is ``pass``."""
+    ``13/7*`` (``*`` marks a hit).  One ``from/to`` per die, the highest from-point
+    first (a checker moving twice reads ``24/21 21/20``); an empty play is ``pass``."""
     if not steps:
         return "pass"
-    return " ".join(f"{_point_name(s)}/{_point_name(s - d)}{'*' if h else ''}" for s, d, h in steps)
+    ordered = sorted(steps, key=lambda step: -step[0])
+    return " ".join(f"{_point_name(s)}/{_point_name(s - d)}{'*' if h else ''}" for s, d, h in ordered)
 
 
 _TOKEN = re.compile(r"^(bar|\d+)((?:/(?:off|\d+)\*?)+)(?:\((\d)\))?$")
