@@ -5,12 +5,14 @@ Pure Python, no gymnasium/torch import.  Hands are 28-bit masks (``envs.dominoes
 Action encoding (one per variant, ``variant.n_ends`` end slots; 2 for a line)
 --------------------------------------------------------------------------------
 * ``tile * n_ends + end`` places tile ``tile`` (0..27, see ``tiles.TILES``) at open end
-  ``end`` — 0 is the **left** end, 1 the **right** end.  The two ends are different moves
+  ``end`` — 0 is the **left** end, 1 the **right** end; with a spinner (``n_ends = 4``,
+  Triple, ``envs.dominoes.triple``) 2 and 3 are the spinner's two side lines.  The two ends are different moves
   even when they show the same number (RULES §1).  The opening tile, placed on the empty
   table, uses end 0.
 * ``28 * n_ends`` is **DRAW** (take the next boneyard tile; the turn goes on).
 * ``28 * n_ends + 1`` is **PASS**.
-For Happy dominoes (``n_ends = 2``): placements 0..55, DRAW 56, PASS 57, 58 actions.
+For a line (``n_ends = 2``: Happy, Troshin): placements 0..55, DRAW 56, PASS 57, 58
+actions.  With a spinner (Triple): placements 0..111, DRAW 112, PASS 113, 114 actions.
 
 Every non-terminal state has at least one legal action: a placement when one exists
 (placement has priority), else DRAW when the variant draws and the boneyard is not empty,
@@ -19,8 +21,17 @@ else PASS.
 Chance
 ------
 The deal is the only chance event: :func:`deal` shuffles with the RNG it is given (any
-object with ``shuffle(list)``: ``random.Random`` or ``numpy.random.Generator``).  The
+object with ``shuffle(list)``: ``random.Random`` or ``numpy.random.Generator``), and
+shuffles again while a hand calls for a redeal (Troshin, :func:`needs_redeal`).  The
 boneyard keeps its shuffled order; a DRAW takes the next tile.
+
+Results
+-------
+``result()`` gives ``winner`` (a seat, None for a draw), ``winners`` (every seat that won:
+both partners in pairs), ``draw``, ``blocked``, ``pips_left`` (each hand's count, RULES
+§3's lone 0-0 rule included), ``points`` (what each seat's side scored in this hand —
+Troshin's scoring; for Happy the win/draw/loss) and ``returns`` (zero-sum: +1 shared by
+the winners, −1 shared by the others).
 
 Public history
 --------------
@@ -48,6 +59,11 @@ EVENT_NAMES = ("place", "draw", "pass")
 
 # An event is (kind, player, tile, end, left, right): tile/end are -1 for draws and passes;
 # left/right are the open ends just before the event (-1 on an empty table).
+# With a spinner (Triple) a draw or pass records public facts in ``end`` instead:
+#   pass: the mask (bits 0..6) of the numbers it could have matched;
+#   draw: the mask of the tiles that would have given a scoring placement (the drawn
+#         tile is none of them: a penalty), or for a lucky draw its complement ``~mask``
+#         (negative; the drawn tile is one of them and is placed next).
 Event = Tuple[int, int, int, int, int, int]
 
 
@@ -86,9 +102,36 @@ def opening_tile(variant: Variant, hands: Sequence[int]) -> Tuple[int, int]:
     return best_seat, best_tile
 
 
+def needs_redeal(variant: Variant, hands: Sequence[int]) -> bool:
+    """Troshin's "перезамес": a hand with ``redeal_doubles`` doubles or ``redeal_suit`` tiles
+    carrying one number (RULES §3)."""
+    nd, ns = variant.redeal_doubles, variant.redeal_suit
+    for hand in hands:
+        if nd and count(hand & DOUBLES_MASK) >= nd:
+            return True
+        if ns and any(count(hand & SUIT[n]) >= ns for n in range(7)):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """The public score of a match (Troshin, RULES §3): per side (team), cumulative."""
+
+    target: int
+    scores: Tuple[int, ...]                      # cumulative, one per team
+    hand_index: int                              # hands finished before this one
+    hand_points: Tuple[Tuple[int, ...], ...]     # each finished hand's points per team
+
+
 @dataclass(frozen=True)
 class DominoView:
-    """What one seat may see (RULES §1): its own hand and everything public."""
+    """What one seat may see (RULES §1): its own hand and everything public.
+
+    The fields after ``terminal`` are for the spinner layout (Triple, RULES §4: the four
+    ends, the spinner's number, the side lines, both score columns of every seat, the draws
+    made this turn and a lucky tile that must be placed) and for match play (``match``).
+    """
 
     variant: Variant
     player: int
@@ -104,15 +147,24 @@ class DominoView:
     history: Tuple[Event, ...]     # public events, oldest first
     from_deal: bool                # history starts at the empty table
     terminal: bool
+    ends: Tuple[int, ...] = ()     # spinner layout: the 4 ends (-1: not open)
+    spinner: int = -1              # the spinner's number (-1: no spinner yet)
+    arms: Tuple = ()               # spinner layout: the two side lines, outward
+    winnings: Tuple[int, ...] = ()
+    penalties: Tuple[int, ...] = ()
+    turn_draws: int = 0            # draws made this turn by the seat to move
+    lucky: int = -1                # a lucky drawn tile that must be placed now
+    match: Optional[MatchInfo] = None
 
     def voids(self, player: int) -> int:
         """Bit n set: ``player`` is known to hold no tile with n (passes since its last draw)."""
         void = 0
-        for kind, p, _t, _e, left, right in self.history:
+        spinner = self.variant.layout == "spinner"
+        for kind, p, _t, end, left, right in self.history:
             if p != player:
                 continue
             if kind == PASS:
-                void |= (1 << left) | (1 << right)
+                void |= end if spinner else (1 << left) | (1 << right)
             elif kind == DRAW:
                 void = 0
         return void
@@ -180,7 +232,7 @@ class DominoState:
         return self.boneyard[self.bpos:]
 
     def clone(self) -> "DominoState":
-        s = object.__new__(DominoState)
+        s = object.__new__(self.__class__)
         s.variant = self.variant
         s.hands = self.hands[:]
         s.left = self.left
@@ -310,13 +362,15 @@ class DominoState:
             f"legal: {', '.join(f'{a} ({self.action_name(a)})' for a in self.legal_actions())}")
 
     def _finish(self, winner: Optional[int], blocked: bool) -> None:
+        """End the game: ``winner`` went out, or (None) the lowest count — by pair totals
+        with pairs — wins a blocked game; a shared lowest count is a draw (-1)."""
         self.terminal = True
         self.blocked = blocked
         if winner is None:
-            counts = [self.hand_count(p) for p in range(self.variant.players)]
-            low = min(counts)
-            holders = [p for p, c in enumerate(counts) if c == low]
-            winner = holders[0] if len(holders) == 1 else -1
+            totals = self.team_counts()
+            low = min(totals)
+            holders = [team for team, c in enumerate(totals) if c == low]
+            winner = holders[0] if len(holders) == 1 else -1  # team t's first seat is t
         self.winner = winner
 
     # ------------------------------------------------------------------ results
@@ -330,20 +384,59 @@ class DominoState:
     def pips_left(self) -> List[int]:
         return [self.hand_count(p) for p in range(self.variant.players)]
 
-    def returns(self) -> List[float]:
-        """+1 for the winner, -1 shared by the others, 0 for everybody in a draw."""
-        n = self.variant.players
+    def team_counts(self) -> List[int]:
+        """Each side's count: a seat's own, or with pairs the two partners' together."""
+        counts = self.pips_left()
+        if not self.variant.pairs:
+            return counts
+        return [counts[0] + counts[2], counts[1] + counts[3]]
+
+    def winners(self) -> List[int]:
+        """The seats that won (both partners with pairs); empty while playing or in a draw."""
         if not self.terminal or self.winner is None or self.winner < 0:
+            return []
+        teams = self.variant.teams
+        return [p for p in range(self.variant.players) if teams[p] == teams[self.winner]]
+
+    def team_points(self) -> List[int]:
+        """Troshin's score of this hand, per side (RULES §3): going out scores the losers'
+        counts (a partner's count is nobody's); a blocked game scores the losers' total
+        minus the winners'.  A draw, or an unfinished game, scores nothing."""
+        totals = self.team_counts()
+        out = [0] * len(totals)
+        if not self.terminal or self.winner is None or self.winner < 0:
+            return out
+        win = self.variant.teams[self.winner]
+        losers = sum(c for team, c in enumerate(totals) if team != win)
+        out[win] = losers - totals[win] if self.blocked else losers
+        return out
+
+    def points(self) -> List[float]:
+        """Per seat: Troshin's points of its side (partners both show the pair's score);
+        for the other scorings, the win/draw/loss (``returns``)."""
+        if self.variant.scoring != "troshin":
+            return self.returns()
+        tp = self.team_points()
+        return [tp[team] for team in self.variant.teams]
+
+    def returns(self) -> List[float]:
+        """+1 for each winner (partners alike), the others share the loss (zero-sum); 0 for all in a draw."""
+        n = self.variant.players
+        won = self.winners()
+        if not won:
             return [0.0] * n
-        return [1.0 if p == self.winner else -1.0 / (n - 1) for p in range(n)]
+        k = len(won)
+        return [1.0 if p in won else -k / (n - k) for p in range(n)]
 
     def result(self) -> dict:
+        won = self.winners()
         return {
             "winner": None if self.winner is None or self.winner < 0 else self.winner,
+            "winners": won,
             "draw": self.winner == -1,
             "blocked": self.blocked,
             "pips_left": self.pips_left(),
-            "points": self.returns(),
+            "points": self.points(),
             "returns": self.returns(),
         }
 
@@ -374,12 +467,15 @@ class DominoState:
         return f"DominoState({format_position(self)!r})"
 
 
+END_NAMES = ("left", "right", "side1", "side2")
+
+
 def action_name(variant: Variant, action: int) -> str:
-    """``"3-5@left"``, ``"draw"``, ``"pass"``."""
+    """``"3-5@left"``, ``"5-3@side1"`` (a spinner's side line), ``"draw"``, ``"pass"``."""
     ne = variant.n_ends
     if 0 <= action < N_TILES * ne:
         end = action % ne
-        return f"{tile_name(action // ne)}@{('left', 'right', 'end2', 'end3')[end]}"
+        return f"{tile_name(action // ne)}@{END_NAMES[end]}"
     if action == variant.draw_action:
         return "draw"
     if action == variant.pass_action:
@@ -403,21 +499,33 @@ def decode(variant: Variant, action: int) -> Tuple[str, int, int]:
     raise IllegalActionError(f"{action} is not an action id of {variant.name} (0..{variant.num_actions - 1})")
 
 
-def deal(variant: Variant, rng) -> DominoState:
-    """Shuffle the 28 tiles with ``rng`` and deal a new game under ``variant``'s rules."""
+def deal_hands(variant: Variant, rng) -> Tuple[List[int], List[int]]:
+    """Shuffle and deal: ``(hands, boneyard)``, dealt again while a hand calls for a redeal."""
     tiles = list(range(N_TILES))
-    rng.shuffle(tiles)
     k = variant.hand_size
-    hands = []
-    for p in range(variant.players):
-        m = 0
-        for t in tiles[p * k:(p + 1) * k]:
-            m |= 1 << t
-        hands.append(m)
-    boneyard = tiles[variant.players * k:]
+    redeal = variant.redeal_doubles or variant.redeal_suit
+    while True:
+        rng.shuffle(tiles)
+        hands = []
+        for p in range(variant.players):
+            m = 0
+            for t in tiles[p * k:(p + 1) * k]:
+                m |= 1 << t
+            hands.append(m)
+        if not redeal or not needs_redeal(variant, hands):
+            return hands, tiles[variant.players * k:]
+
+
+def deal(variant: Variant, rng) -> DominoState:
+    """Shuffle the 28 tiles with ``rng`` and deal a new game under ``variant``'s rules
+    (a :class:`envs.dominoes.triple.TripleState` for a spinner layout)."""
+    hands, boneyard = deal_hands(variant, rng)
     seat, tile = opening_tile(variant, hands)
-    if seat < 0:
+    if seat < 0:  # first player by lot
         seat = int(rng.integers(variant.players)) if hasattr(rng, "integers") else rng.randrange(variant.players)
+    if variant.layout == "spinner":
+        from .triple import TripleState
+        return TripleState(variant, hands, boneyard, current=seat, table=0)
     return DominoState(variant, hands, boneyard, current=seat, opening=tile, table=0)
 
 
@@ -441,6 +549,8 @@ def _constraint_groups(view: DominoView):
         elif kind == PLACE:
             places[p] += 1
     groups = [[[view.hand_sizes[p] - draws[p] + places[p], 0]] for p in range(n)]
+    if v.layout == "spinner":
+        return _spinner_groups(view, groups)
     first = True
     for kind, p, tile, _end, left, right in view.history:
         if kind == PLACE:
@@ -473,6 +583,44 @@ def _constraint_groups(view: DominoView):
         _seat, best = opening_tile(v, hands)
         for q in range(n):
             groups[q][0][1] |= OUTRANKING[best]
+    return groups
+
+
+def _spinner_groups(view: DominoView, groups):
+    """Triple (RULES §4): drawing for luck is a choice, so a draw proves nothing about the
+    hand; a pass proves it lacks every number it could have matched; a lucky drawn tile is
+    one that scores, and is placed at once."""
+    lucky = [False] * view.variant.players
+    for kind, p, tile, end, _left, _right in view.history:
+        if kind == PLACE:
+            gs = groups[p]
+            if lucky[p] and gs[-1][0] > 0:
+                gs[-1][0] -= 1
+            else:
+                for g in gs:
+                    if g[0] > 0 and not (g[1] >> tile & 1):
+                        g[0] -= 1
+                        break
+                else:
+                    for g in reversed(gs):
+                        if g[0] > 0:
+                            g[0] -= 1
+                            break
+            lucky[p] = False
+        elif kind == PASS:
+            lacking = 0
+            for num in range(7):
+                if end >> num & 1:
+                    lacking |= SUIT[num]
+            for g in groups[p]:
+                g[1] |= lacking
+            lucky[p] = False
+        else:  # DRAW
+            # A lucky tile is one of the scoring tiles (``~end``) and is placed next.  An
+            # unlucky draw's proof (not a scoring tile) is left out: it would break the
+            # nesting of the groups' constraints that the greedy accounting above relies on.
+            lucky[p] = end < 0
+            groups[p].append([1, end & FULL_SET if end < 0 else 0])
     return groups
 
 
@@ -517,11 +665,18 @@ def sample_world(view: DominoView, rng, attempts: int = 100) -> DominoState:
         history = None
         for ev in view.history:
             history = (ev, history)
-        state = DominoState(v, hands, rest, left=view.left, right=view.right, current=view.current,
-                            passes=view.passes, table=view.table, line=view.line,
-                            history=history, from_deal=view.from_deal)
-        if view.left < 0 and not view.terminal:
-            state.opening = opening_tile(v, hands)[1]
-        state.terminal = view.terminal
+        if v.layout == "spinner":
+            from .triple import TripleState
+            state = TripleState.from_view(view, hands, rest, history)
+        else:
+            state = DominoState(v, hands, rest, left=view.left, right=view.right, current=view.current,
+                                passes=view.passes, table=view.table, line=view.line,
+                                history=history, from_deal=view.from_deal)
+            if view.left < 0 and not view.terminal:
+                state.opening = opening_tile(v, hands)[1]
+            state.terminal = view.terminal
+        if view.match is not None:
+            from .match import TroshinMatch
+            return TroshinMatch.from_view(view, state, rng)
         return state
     raise PositionError("no deal of the unseen tiles is consistent with this view")

@@ -15,6 +15,28 @@ Format: the variant name, then ``key=value`` fields, separated by ``;``::
   In block mode it is out of play.
 Tiles listed nowhere are on the table (with ``ends``) — every one of the 28 tiles is in
 exactly one place.  Tiles are written ``a-b`` (``a:b`` is accepted).
+
+Troshin (``troshin-2``, ``troshin-3``, ``troshin-4``, ``troshin-4-pairs``, ``troshin-120``)
+uses the same fields; a **match** position adds
+
+* ``match``    the cumulative score of every side (each seat, or each pair: team 0 = seats
+               0+2 first), separated by ``/`` — ``match=45 / 80``;
+* ``hand``     hands finished so far (default 0); ``target`` the points that win (100).
+
+Triple (``triple-2``, ``triple-3``, ``triple-4``) has a spinner and scores::
+
+    triple-4; turn=0; line=2-2 2-5 5-5* 5-6 6-1 1-3 3-4 4-1 1-0; arms=5-3 3-3 3-6 6-6 / 5-1;
+      hands=…; boneyard=…; winnings=8 / 0 / 5 / 0; penalties=0 / 0 / 0 / 5; draws=0
+
+* ``line``     the main line left to right; the spinner is marked ``*`` (every double on
+               the table implies a spinner, so one must be marked when any lies there);
+* ``arms``     the spinner's two side lines, each written outward from the spinner
+               (``5-3 3-3`` on a 5-5 spinner), separated by ``/``; ``-`` for a side line
+               with no tile yet;
+* or ``ends=L|R|S1|S2`` (``-`` for a side line not started) with ``spinner=N`` (or ``-``);
+* ``winnings`` and ``penalties`` — both score columns, every seat, ``/``-separated
+  (default 0); ``draws`` — draws made this turn by the seat to move (default 0);
+  ``lucky`` — a lucky drawn tile that must be placed now (in the mover's hand).
 """
 from __future__ import annotations
 
@@ -22,11 +44,52 @@ from envs.errors import PipslabError, PositionError
 
 from .engine import DominoState, opening_tile
 from .tiles import (
-    FULL_SET, SUIT, TILE_ID, TILES, format_tiles, parse_oriented, parse_tile, tile_name, tiles_of,
+    FULL_SET, IS_DOUBLE, SUIT, TILE_ID, TILES, format_tiles, parse_oriented, parse_tile, tile_name,
+    tiles_of,
 )
 from .variants import variant_by_name
 
 _KEYS = ("turn", "passes", "line", "ends", "hands", "boneyard")
+_MATCH_KEYS = ("match", "hand", "target")
+_TRIPLE_KEYS = ("arms", "spinner", "winnings", "penalties", "draws", "lucky")
+
+
+def _columns(text: str, key: str, n: int):
+    parts = [p.strip() for p in text.split("/")]
+    if len(parts) != n:
+        raise PositionError(f"{key}={text!r}: expected {n} numbers separated by '/', got {len(parts)}")
+    out = []
+    for part in parts:
+        value = _int(part, key)
+        if value < 0:
+            raise PositionError(f"{key}={text!r}: scores are not negative")
+        out.append(value)
+    return out
+
+
+def _oriented_chain(text: str, claim, where: str, start: int = -1):
+    """Tiles written as they lie, touching halves equal; ``start``: the number the first must show."""
+    chain = []
+    spinner_at = -1
+    for tok in text.replace(",", " ").split():
+        marked = tok.endswith("*")
+        a, b = parse_oriented(tok[:-1] if marked else tok)
+        tile = TILE_ID[(a, b)]
+        claim(tile, where)
+        if marked:
+            if spinner_at >= 0:
+                raise PositionError(f"{where}: more than one tile is marked '*' as the spinner")
+            if a != b:
+                raise PositionError(f"{where}: the spinner {tok} is not a double")
+            spinner_at = len(chain)
+        prev = chain[-1][1] if chain else start
+        if prev >= 0 and prev != a:
+            if chain:
+                raise PositionError(f"{where}: {tok} does not join {chain[-1][0]}-{chain[-1][1]} "
+                                    f"({chain[-1][1]} against {a})")
+            raise PositionError(f"{where}: {tok} does not join the spinner ({start} against {a})")
+        chain.append((a, b))
+    return chain, spinner_at
 
 
 def _tiles(text: str, where: str):
@@ -46,8 +109,11 @@ def _int(text: str, key: str) -> int:
         raise PositionError(f"{key}={text!r} is not a whole number") from None
 
 
-def parse_position(text: str) -> DominoState:
-    """Parse a position string into a :class:`DominoState` (raises PositionError)."""
+def parse_position(text: str, rng=None):
+    """Parse a position string (raises PositionError): a :class:`DominoState`, a
+    :class:`envs.dominoes.triple.TripleState` for Triple, or a
+    :class:`envs.dominoes.match.TroshinMatch` when it has ``match=`` (its later deals come
+    from ``rng``; default ``random.Random(0)``)."""
     if not isinstance(text, str) or not text.strip():
         raise PositionError("empty position string")
     parts = [p.strip() for p in text.strip().split(";")]
@@ -63,8 +129,10 @@ def parse_position(text: str) -> DominoState:
         key = key.strip()
         if not eq:
             raise PositionError(f"field {part!r} is not key=value")
-        if key not in _KEYS:
-            raise PositionError(f"unknown field {key!r}; fields: {', '.join(_KEYS)}")
+        keys = _KEYS + (_TRIPLE_KEYS if variant.layout == "spinner" else ()) \
+            + (_MATCH_KEYS if variant.scoring == "troshin" else ())
+        if key not in keys:
+            raise PositionError(f"unknown field {key!r} for {variant.name}; fields: {', '.join(keys)}")
         if key in fields:
             raise PositionError(f"field {key!r} given twice")
         fields[key] = value.strip()
@@ -94,6 +162,8 @@ def parse_position(text: str) -> DominoState:
     if not 0 <= turn < variant.players:
         raise PositionError(f"turn={turn} is not a seat of {variant.name} (0..{variant.players - 1})")
     passes = _int(fields.get("passes", "0"), "passes")
+    if variant.layout == "spinner":
+        return _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes)
     if not 0 <= passes <= variant.players:
         raise PositionError(f"passes={passes}: must be 0..{variant.players} "
                             f"({variant.players} in a row is a blocked, finished game)")
@@ -153,13 +223,140 @@ def parse_position(text: str) -> DominoState:
         state._finish(winner=empty[0], blocked=False)
     elif passes == variant.players:
         state._finish(winner=None, blocked=True)
+    if "match" in fields:
+        return _parse_match(variant, fields, state, rng)
+    for key in ("hand", "target"):
+        if key in fields:
+            raise PositionError(f"field {key!r} belongs to a match position: give 'match' too")
     return state
 
 
-def format_position(state: DominoState) -> str:
+def _parse_match(variant, fields, state, rng):
+    import random
+
+    from .match import TroshinMatch
+    scores = _columns(fields["match"], "match", variant.n_teams)
+    hand_index = _int(fields.get("hand", "0"), "hand")
+    target = _int(fields.get("target", str(variant.match_target)), "target")
+    if hand_index < 0 or target < 1:
+        raise PositionError("hand must be 0 or more and target at least 1")
+    if max(scores) >= target:
+        raise PositionError(f"match={fields['match']!r}: a side already has {target} points: the match is over")
+    return TroshinMatch(variant, state, rng if rng is not None else random.Random(0), scores=scores,
+                        hand_index=hand_index, target=target)
+
+
+def _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes):
+    from .triple import TripleState
+    n = variant.players
+    if passes < 0:
+        raise PositionError(f"passes={passes} is negative")
+    if "line" in fields and "ends" in fields:
+        raise PositionError("give 'line' or 'ends', not both")
+    if "ends" in fields and "arms" in fields:
+        raise PositionError("give 'arms' with 'line'; with 'ends' the side lines are its last two numbers")
+    held = 0
+    for t in seen:
+        held |= 1 << t
+    ends = [-1, -1, -1, -1]
+    line, arms, spinner = (), ((), ()), -1
+    table = FULL_SET & ~held
+    if "line" in fields and fields["line"] not in ("", "-"):
+        line, at = _oriented_chain(fields["line"], claim, "line")
+        line = tuple(line)
+        ends[0], ends[1] = line[0][0], line[-1][1]
+        if at >= 0:
+            spinner = line[at][0]
+        arm_lists = [[], []]
+        if "arms" in fields:
+            if spinner < 0:
+                raise PositionError("arms given but no spinner is marked '*' in the line")
+            parts = fields["arms"].split("/")
+            if len(parts) != 2:
+                raise PositionError(f"arms={fields['arms']!r}: expected two side lines separated by '/'")
+            for k, part in enumerate(parts):
+                if part.strip() in ("", "-"):
+                    continue
+                chain, marked = _oriented_chain(part, claim, f"side line {k + 1}", start=spinner)
+                if marked >= 0:
+                    raise PositionError(f"side line {k + 1}: only the main line holds the spinner")
+                arm_lists[k] = chain
+                ends[2 + k] = chain[-1][1]
+        arms = tuple(tuple(a) for a in arm_lists)
+        table = 0
+        for t in seen:
+            if seen[t] in ("line", "side line 1", "side line 2"):
+                table |= 1 << t
+        unplaced = FULL_SET & ~held & ~table
+        if unplaced:
+            raise PositionError(f"tiles in no hand, boneyard or line: {format_tiles(tiles_of(unplaced))}")
+        doubles = [t for t in tiles_of(table) if IS_DOUBLE[t]]
+        if doubles and spinner < 0:
+            raise PositionError(f"the table holds {tile_name(doubles[0])} but no spinner is marked '*' "
+                                "(the first double placed, or a double that opened, is the spinner)")
+    elif "ends" in fields:
+        raw = fields["ends"].replace(" ", "").split("|")
+        ok = len(raw) == 4 and all(e.isdigit() and 0 <= int(e) <= 6 for e in raw[:2]) \
+            and all(e == "-" or (e.isdigit() and 0 <= int(e) <= 6) for e in raw[2:])
+        if not ok:
+            raise PositionError(f"ends={fields['ends']!r}: expected 'LEFT|RIGHT|SIDE1|SIDE2' with numbers 0-6, "
+                                "'-' for a side line not started (like '2|0|6|-')")
+        ends = [int(e) if e != "-" else -1 for e in raw]
+        sp = fields.get("spinner", "-").strip()
+        if sp != "-":
+            if not (sp.isdigit() and 0 <= int(sp) <= 6):
+                raise PositionError(f"spinner={sp!r}: expected a number 0-6 or '-'")
+            spinner = int(sp)
+            if not table >> TILE_ID[(spinner, spinner)] & 1:
+                raise PositionError(f"spinner={spinner}, but {spinner}-{spinner} is not on the table")
+        elif ends[2] >= 0 or ends[3] >= 0:
+            raise PositionError("side lines are open but spinner is '-'")
+        line, arms = None, None
+        for e in ends:
+            if e >= 0 and not table & SUIT[e]:
+                raise PositionError(f"ends show {e}, but no tile on the table carries {e}")
+    else:
+        if "arms" in fields:
+            raise PositionError("arms given but the table is empty")
+        if table:
+            raise PositionError(f"the table is empty but these tiles are nowhere: {format_tiles(tiles_of(table))}")
+    if "spinner" in fields and "ends" not in fields:
+        raise PositionError("give 'spinner' only with 'ends' (in a line, mark the spinner with '*')")
+    winnings = _columns(fields["winnings"], "winnings", n) if "winnings" in fields else [0] * n
+    penalties = _columns(fields["penalties"], "penalties", n) if "penalties" in fields else [0] * n
+    draws = _int(fields.get("draws", "0"), "draws")
+    if not 0 <= draws <= variant.luck_draws:
+        raise PositionError(f"draws={draws}: must be 0..{variant.luck_draws} (draws allowed per turn)")
+    lucky = -1
+    if "lucky" in fields and fields["lucky"] not in ("", "-"):
+        lucky = parse_tile(fields["lucky"])
+        if not hands[turn] >> lucky & 1:
+            raise PositionError(f"lucky={fields['lucky']}: the lucky tile must be in the hand of seat {turn}")
+        if draws < 1:
+            raise PositionError("a lucky tile was drawn this turn: draws must be at least 1")
+    state = TripleState(variant, hands, boneyard, ends=ends, spinner=spinner, arms=arms, line=line,
+                        current=turn, passes=passes, table=table, winnings=winnings, penalties=penalties,
+                        turn_draws=draws, lucky=lucky, from_deal=ends[0] < 0)
+    if lucky >= 0 and not state.placements():
+        raise PositionError(f"lucky={tile_name(lucky)} has no scoring placement here")
+    if (passes >= n and not boneyard) or (not boneyard and not any(hands)):
+        state._finish(None, blocked=bool(any(hands)))
+    return state
+
+
+def format_position(state) -> str:
     """The position string of ``state`` (round-trips through :func:`parse_position`)."""
+    if hasattr(state, "hand_points"):  # a match
+        hand = format_position(state.hand)
+        name, _, rest = hand.partition("; ")
+        extra = f"match={' / '.join(map(str, state.scores))}; hand={state.hand_index}"
+        if state.target != state.variant.match_target:
+            extra += f"; target={state.target}"
+        return f"{name}; {extra}; {rest}"
     v = state.variant
     parts = [v.name, f"turn={state.current}", f"passes={state.passes}"]
+    if v.layout == "spinner":
+        return "; ".join(parts + _triple_fields(state))
     if state.left < 0:
         parts.append("line=-")
     elif state.line is not None:
@@ -171,9 +368,49 @@ def format_position(state: DominoState) -> str:
     return "; ".join(parts)
 
 
-def render(state: DominoState, viewer: int | None = None) -> str:
+def _triple_fields(state):
+    parts = []
+    if state.ends[0] < 0:
+        parts.append("line=-")
+    elif state.line is not None:
+        spin = state.spinner
+        marked = False
+        toks = []
+        for a, b in state.line:
+            tok = f"{a}-{b}"
+            if not marked and a == b == spin:
+                tok += "*"
+                marked = True
+            toks.append(tok)
+        parts.append("line=" + " ".join(toks))
+        if spin >= 0:
+            parts.append("arms=" + " / ".join(" ".join(f"{a}-{b}" for a, b in arm) or "-" for arm in state.arms))
+    else:
+        parts.append("ends=" + "|".join(str(e) if e >= 0 else "-" for e in state.ends))
+        parts.append(f"spinner={state.spinner if state.spinner >= 0 else '-'}")
+    parts.append("hands=" + " / ".join(format_tiles(tiles_of(h)) or "-" for h in state.hands))
+    parts.append("boneyard=" + (format_tiles(state.boneyard_tiles()) or "-"))
+    parts.append("winnings=" + " / ".join(map(str, state.winnings)))
+    parts.append("penalties=" + " / ".join(map(str, state.penalties)))
+    parts.append(f"draws={state.turn_draws}")
+    if state.lucky >= 0:
+        parts.append(f"lucky={tile_name(state.lucky)}")
+    return parts
+
+
+def render(state, viewer: int | None = None) -> str:
     """A text picture of the table; hands other than ``viewer``'s are hidden (None: all shown)."""
+    if hasattr(state, "hand_points"):  # a match
+        v = state.variant
+        sides = ("pair 0+2", "pair 1+3") if v.pairs else tuple(f"seat {p}" for p in range(v.players))
+        head = (f"match to {state.target}, hand {state.hand_index + (0 if state.is_terminal else 1)}: "
+                + ", ".join(f"{side} {score}" for side, score in zip(sides, state.scores)))
+        if state.is_terminal:
+            head += f"; match won by {sides[state.match_winner]}"
+        return head + "\n" + render(state.hand, viewer)
     v = state.variant
+    if v.layout == "spinner":
+        return _render_triple(state, viewer)
     lines = []
     if state.left < 0:
         lines.append("table: (empty)")
@@ -191,8 +428,44 @@ def render(state: DominoState, viewer: int | None = None) -> str:
     lines.append(f"boneyard: {state.boneyard_size} tiles" + ("" if v.draw else " (out of play)"))
     if state.terminal:
         how = "blocked" if state.blocked else "went out"
-        who = "draw" if state.winner == -1 else f"seat {state.winner} wins"
+        if state.winner == -1:
+            who = "draw"
+        elif v.pairs:
+            who = f"pair {state.winner}+{state.winner + 2} wins"
+        else:
+            who = f"seat {state.winner} wins"
         lines.append(f"game over ({how}): {who}; pips left {state.pips_left()}")
+        if v.scoring == "troshin":
+            lines.append(f"points: {state.points()}")
+    return "\n".join(lines)
+
+
+def _render_triple(state, viewer) -> str:
+    v = state.variant
+    lines = []
+    if state.ends[0] < 0:
+        lines.append("table: (empty)")
+    elif state.line is not None:
+        lines.append("line:  " + " ".join(f"[{a}|{b}]" + ("*" if a == b == state.spinner else "")
+                                          for a, b in state.line))
+        if state.spinner >= 0:
+            for k, arm in enumerate(state.arms):
+                lines.append(f"side {k + 1}: " + (" ".join(f"[{a}|{b}]" for a, b in arm) or "(none)"))
+    if state.ends[0] >= 0:
+        shown = " ".join(f"{name}={e}" for name, e in zip(("left", "right", "side1", "side2"), state.ends) if e >= 0)
+        lines.append(f"ends:  {shown}; count {state.count()}"
+                     + (f"; spinner {state.spinner}-{state.spinner}" if state.spinner >= 0 else ""))
+    for p in range(v.players):
+        hand = state.hands[p]
+        shown = format_tiles(tiles_of(hand)) or "(empty)" if viewer is None or viewer == p \
+            else f"{bin(hand).count('1')} tiles"
+        mark = ">" if p == state.current and not state.terminal else " "
+        lines.append(f"{mark} seat {p}: {shown}   winnings {state.winnings[p]}, penalties {state.penalties[p]}")
+    lines.append(f"boneyard: {state.boneyard_size} tiles; draws this turn {state.turn_draws}")
+    if state.terminal:
+        r = state.result()
+        who = "draw" if not r["winners"] else "winner " + ", ".join(f"seat {p}" for p in r["winners"])
+        lines.append(f"game over: {who}; ranks {r['ranks']}")
     return "\n".join(lines)
 
 

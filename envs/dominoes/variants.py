@@ -27,7 +27,32 @@ class Variant:
                     (RULES §2 Decision, §3); ``"any"`` — the first seat may open with any
                     tile; or a tile id that must open (Troshin's 120-point deal: 0-0).
     lone_blank_double: what a hand holding only 0-0 counts (Troshin: 10; Happy: 0).
-    n_ends:         end slots in the action encoding (2 for a line).
+    n_ends:         end slots in the action encoding (2 for a line, 4 for a spinner).
+
+    Troshin's game (RULES §3):
+
+    pairs:          4 players in two pairs, partners opposite (seats 0+2 against 1+3).
+    redeal_doubles: a hand with this many doubles or more is a redeal (0: never).
+    redeal_suit:    a hand with this many tiles carrying one number is a redeal (0: never).
+    scoring:        ``"result"`` — win/draw/loss only (Happy); ``"troshin"`` — the winner
+                    scores the losers' counts (went out) or their counts minus its own
+                    (blocked), pairs by pair totals (RULES §3 Decisions).
+    match_target:   points that win a match (Troshin: 100).
+
+    Triple domino for luck (RULES §4; ``scoring="triple"``):
+
+    layout:         ``"line"`` or ``"spinner"`` (the first double after the opening tile —
+                    or a double opening — lies crosswise and opens two side lines).
+    spinner_score:  points for placing the spinner (8).
+    triple_score:   a tile that makes the count a positive multiple of ``count_multiple`` (5).
+    double_score:   a double that does so (7 = 5 + 2).
+    count_multiple: 3.
+    min_scoring_ends: nothing but the spinner scores while fewer ends are open (3).
+    luck_draws:     draws allowed per turn (5).
+    luck_penalty:   penalty points per drawn tile that gives no scoring placement (5).
+    lucky_draw:     points for a drawn tile that gives a scoring placement (10); it must
+                    be placed at once, on a scoring end, and ends the turn.
+    cancel_penalties: winnings cancel penalty points first, automatically (True).
     """
 
     name: str
@@ -37,6 +62,21 @@ class Variant:
     opening: object = "highest_double"
     lone_blank_double: int = 0
     n_ends: int = 2
+    pairs: bool = False
+    redeal_doubles: int = 0
+    redeal_suit: int = 0
+    scoring: str = "result"
+    match_target: int = 100
+    layout: str = "line"
+    spinner_score: int = 8
+    triple_score: int = 5
+    double_score: int = 7
+    count_multiple: int = 3
+    min_scoring_ends: int = 3
+    luck_draws: int = 5
+    luck_penalty: int = 5
+    lucky_draw: int = 10
+    cancel_penalties: bool = True
 
     def __post_init__(self):
         if not 2 <= self.players <= 4:
@@ -44,6 +84,23 @@ class Variant:
         if self.players * self.hand_size > N_TILES:
             raise PipslabError(
                 f"variant {self.name!r}: {self.players} hands of {self.hand_size} need more than 28 tiles")
+        if self.pairs and self.players != 4:
+            raise PipslabError(f"variant {self.name!r}: pairs need 4 players, got {self.players}")
+        if self.scoring not in ("result", "troshin", "triple"):
+            raise PipslabError(f"variant {self.name!r}: unknown scoring {self.scoring!r}")
+        if self.layout not in ("line", "spinner"):
+            raise PipslabError(f"variant {self.name!r}: unknown layout {self.layout!r}")
+        if (self.layout == "spinner") != (self.n_ends == 4):
+            raise PipslabError(f"variant {self.name!r}: a spinner has 4 end slots, a line 2")
+
+    @property
+    def teams(self) -> tuple:
+        """Seat -> team: pairs put seats 0+2 in team 0 and 1+3 in team 1; otherwise one each."""
+        return tuple(p % 2 for p in range(self.players)) if self.pairs else tuple(range(self.players))
+
+    @property
+    def n_teams(self) -> int:
+        return 2 if self.pairs else self.players
 
     # --- the action encoding (one per variant, documented in envs.dominoes.engine) ---
     @property
@@ -65,7 +122,33 @@ class Variant:
 HAPPY_BLOCK = Variant(name="happy-block", players=2, hand_size=7, draw=False)
 HAPPY_DRAW = Variant(name="happy-draw", players=2, hand_size=7, draw=True)
 
-VARIANTS = {v.name: v for v in (HAPPY_BLOCK, HAPPY_DRAW)}
+
+
+def _troshin(players: int, pairs: bool = False, **changes) -> Variant:
+    name = f"troshin-{players}" + ("-pairs" if pairs else "")
+    return Variant(name=name, players=players, hand_size=7 if players == 2 else 5, draw=True,
+                   opening="highest_double", lone_blank_double=10, pairs=pairs, redeal_doubles=5,
+                   redeal_suit=6, scoring="troshin", match_target=100).with_(**changes)
+
+
+TROSHIN_2 = _troshin(2)
+TROSHIN_3 = _troshin(3)
+TROSHIN_4 = _troshin(4)
+TROSHIN_4_PAIRS = _troshin(4, pairs=True)
+# `004`'s 120-point deal: four each for themselves, all 28 tiles dealt (7 each, no
+# boneyard), the game opens with 0-0 (tile id 0).
+TROSHIN_120 = _troshin(4, name="troshin-120", hand_size=7, opening=0)
+
+
+def _triple(players: int) -> Variant:
+    return Variant(name=f"triple-{players}", players=players, hand_size=5 if players == 4 else 6,
+                   draw=True, opening="any", n_ends=4, layout="spinner", scoring="triple")
+
+
+TRIPLE_2, TRIPLE_3, TRIPLE_4 = _triple(2), _triple(3), _triple(4)
+
+VARIANTS = {v.name: v for v in (HAPPY_BLOCK, HAPPY_DRAW, TROSHIN_2, TROSHIN_3, TROSHIN_4, TROSHIN_4_PAIRS,
+                                TROSHIN_120, TRIPLE_2, TRIPLE_3, TRIPLE_4)}
 
 
 def happy(mode: str) -> Variant:
@@ -73,6 +156,22 @@ def happy(mode: str) -> Variant:
     if mode not in ("block", "draw"):
         raise PipslabError(f"unknown Happy dominoes mode {mode!r}: expected 'block' or 'draw'")
     return HAPPY_BLOCK if mode == "block" else HAPPY_DRAW
+
+
+def troshin(players: int = 2, pairs: bool = False) -> Variant:
+    """Troshin's draw game (RULES §3) for 2, 3 or 4 players; ``pairs`` only with 4."""
+    if players not in (2, 3, 4):
+        raise PipslabError(f"Troshin's dominoes is for 2, 3 or 4 players, got {players!r}")
+    if pairs and players != 4:
+        raise PipslabError(f"pairs need 4 players (seats 0+2 against 1+3), got {players}")
+    return VARIANTS[f"troshin-{players}" + ("-pairs" if pairs else "")]
+
+
+def triple(players: int = 2) -> Variant:
+    """Triple domino for luck (RULES §4) for 2, 3 or 4 players."""
+    if players not in (2, 3, 4):
+        raise PipslabError(f"Triple domino is for 2, 3 or 4 players, got {players!r}")
+    return VARIANTS[f"triple-{players}"]
 
 
 def variant_by_name(name: str) -> Variant:
