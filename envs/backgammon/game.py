@@ -167,12 +167,8 @@ class BackgammonState:
         self._legal = None
         if roll:
             self.dice = dice_to_play(roll)
-            moves = legal_checker_moves(self.position, self.dice)
-            if moves:
-                self.moves_left = max_dice(self.position, self.dice)
-            else:
-                self.moves_left = 0
-            self._legal = moves
+            self.moves_left = max_dice(self.position, self.dice)
+            self._legal = legal_checker_moves(self.position, self.dice, self.moves_left)
         else:
             self.dice = ()
             self.moves_left = 0
@@ -244,10 +240,19 @@ class BackgammonState:
         if self._winner is not None or not self.roll:
             return []
         if self._legal is None:
-            self._legal = legal_checker_moves(self.position, self.dice)
+            self._legal = legal_checker_moves(self.position, self.dice, self.moves_left)
         if not self._legal:
             return [PASS]
         return sorted((s - 1) * 6 + d - 1 for s, d in self._legal)
+
+    def action_name(self, action: int) -> str:
+        """Readable name of an action in this state (``13/7*`` marks a hit)."""
+        move = decode_action(action)
+        if move is None:
+            return "pass"
+        s, d = move
+        hit = 1 <= s - d and self.position[s - d] == -1 and self.roll != ()
+        return action_name(action).split(" ")[0] + ("*" if hit else "")
 
     def apply(self, action: int) -> None:
         """Make one checker move (or PASS); raises :class:`IllegalActionError`."""

@@ -171,33 +171,46 @@ def max_dice(b: Sequence[int], dice: Sequence[int], max_src: int = BAR) -> int:
     """How many of ``dice`` can be played from ``b`` (stops early at all of them)."""
     if not dice:
         return 0
+    if len(dice) == 1:
+        return 1 if sources(b, dice[0]) else 0
+    double = dice[0] == dice[-1] and all(d == dice[0] for d in dice)
+    return _max_dice(b, tuple(dice), max_src if double else BAR, double)
+
+
+def _max_dice(b, dice, max_src, double):
     best = 0
-    double = all(d == dice[0] for d in dice)
+    n = len(dice)
     for i, d in enumerate(dice):
         if i and d == dice[i - 1]:
             continue
         rest = dice[:i] + dice[i + 1:]
         for s in sources(b, d):
-            if double and s > max_src:
+            if s > max_src:
                 continue
+            if n == 1:
+                return 1
             b2 = list(b)
             apply_step(b2, s, d)
-            m = 1 + max_dice(b2, rest, s if double else BAR)
+            m = 1 + _max_dice(b2, rest, s if double else BAR, double)
             if m > best:
                 best = m
-                if best == len(dice):
+                if best == n:
                     return best
     return best
 
 
-def legal_checker_moves(position: Sequence[int], dice: Sequence[int]) -> List[Tuple[int, int]]:
+def legal_checker_moves(position: Sequence[int], dice: Sequence[int],
+                        need: int | None = None) -> List[Tuple[int, int]]:
     """The ``(from_point, die)`` checker moves that begin some legal play of ``dice`` (the
-    dice still to play, larger first) from ``position``: after making one, the rest of the
-    dice can still be played to a maximal legal play.  Empty when nothing can move."""
+    dice still to play) from ``position``: after making one, the rest of the dice can
+    still be played to a maximal legal play.  Empty when nothing can move.  ``need``, the
+    number of dice the play uses (:func:`max_dice`), is computed when not given."""
     dice = tuple(sorted(dice, reverse=True))
-    need = max_dice(position, dice)
+    if need is None:
+        need = max_dice(position, dice)
     if need == 0:
         return []
+    double = dice[0] == dice[-1]
     out = []
     for i, d in enumerate(dice):
         if i and d == dice[i - 1]:
@@ -207,10 +220,10 @@ def legal_checker_moves(position: Sequence[int], dice: Sequence[int]) -> List[Tu
             if need > 1:
                 b = list(position)
                 apply_step(b, s, d)
-                if max_dice(b, rest) < need - 1:
+                if _max_dice(b, rest, BAR, double) < need - 1:
                     continue
             out.append((s, d))
-    if need == 1 and len(dice) == 2 and dice[0] != dice[1]:
+    if need == 1 and len(dice) == 2 and not double:
         larger = [m for m in out if m[1] == dice[0]]
         if larger:                          # only one die playable: the larger if possible
             out = larger
