@@ -287,13 +287,13 @@ def _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes):
         for t in seen:
             if seen[t] in ("line", "side line 1", "side line 2"):
                 table |= 1 << t
-        unplaced = FULL_SET & ~held & ~table
-        if unplaced:
-            raise PositionError(f"tiles in no hand, boneyard or line: {format_tiles(tiles_of(unplaced))}")
         doubles = [t for t in tiles_of(table) if IS_DOUBLE[t]]
         if doubles and spinner < 0:
             raise PositionError(f"the table holds {tile_name(doubles[0])} but no spinner is marked '*' "
                                 "(the first double placed, or a double that opened, is the spinner)")
+        unplaced = FULL_SET & ~held & ~table
+        if unplaced:
+            raise PositionError(f"tiles in no hand, boneyard or line: {format_tiles(tiles_of(unplaced))}")
     elif "ends" in fields:
         raw = fields["ends"].replace(" ", "").split("|")
         ok = len(raw) == 4 and all(e.isdigit() and 0 <= int(e) <= 6 for e in raw[:2]) \
