@@ -166,3 +166,37 @@ def test_seeded_games_replay_exactly():
 
     assert play(5) == play(5)
     assert play(5) != play(6)
+
+
+def test_sample_world_rebuilds_the_state_from_any_view():
+    from envs.backgammon import sample_world
+
+    rng = np.random.default_rng(4)
+    state = new_game()
+    checked = 0
+    while not state.is_terminal:
+        for player in (0, 1):
+            world = sample_world(state.observe(player), rng)
+            assert world.position == state.position and world.current_player == state.current_player
+            assert world.legal_actions() == state.legal_actions()
+            assert world.is_chance == state.is_chance and world.opening == state.opening
+            checked += 1
+        if state.is_chance:
+            state.apply_chance(rng)
+        else:
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+    world = sample_world(state.observe(1))
+    assert world.is_terminal and world.returns() == state.returns()
+    assert checked > 50
+
+
+def test_gnubg_agent_missing_package_is_a_clear_error(monkeypatch):
+    import sys
+
+    from agents import make_agent
+    from envs.errors import PipslabError
+
+    monkeypatch.setitem(sys.modules, "gnubg_nn", None)
+    with pytest.raises(PipslabError, match="gnubg-nn"):
+        make_agent("gnubg", "backgammon")

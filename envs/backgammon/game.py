@@ -83,15 +83,16 @@ class BackgammonView:
     ``position`` is from the side of ``player`` (the observer: his checkers positive,
     moving from 24 toward 1); ``dice`` are the dice still to play this turn (larger
     first; empty at a chance node), ``roll`` the roll of this turn, ``turn_start`` the
-    position at the start of the turn (from the same side) and ``moves_left`` how many
-    more checker moves the turn takes.
+    position at the start of the turn (from the same side), ``moves_left`` how many
+    more checker moves the turn takes, ``opening`` whether the opening roll is next.
+    :func:`sample_world` turns a view back into the (one) state it describes.
     """
 
     __slots__ = ("player", "current_player", "position", "dice", "roll", "turn_start",
-                 "moves_left", "is_chance", "is_terminal", "gammons")
+                 "moves_left", "is_chance", "is_terminal", "gammons", "opening")
 
     def __init__(self, player, current_player, position, dice, roll, turn_start,
-                 moves_left, is_chance, is_terminal, gammons):
+                 moves_left, is_chance, is_terminal, gammons, opening=False):
         self.player = player
         self.current_player = current_player
         self.position = position
@@ -102,6 +103,7 @@ class BackgammonView:
         self.is_chance = is_chance
         self.is_terminal = is_terminal
         self.gammons = gammons
+        self.opening = opening
 
     def legal_plays(self) -> List[Play]:
         """Every legal completion of this turn from ``position`` (observer on roll)."""
@@ -349,7 +351,8 @@ class BackgammonState:
         pos = self.position.swap() if flip else self.position
         start = self.turn_start.swap() if flip else self.turn_start
         return BackgammonView(player, self.current_player, pos, self.dice, self.roll, start,
-                              self.moves_left, self.is_chance, self.is_terminal, self.gammons)
+                              self.moves_left, self.is_chance, self.is_terminal, self.gammons,
+                              self.opening)
 
     def clone(self) -> "BackgammonState":
         new = BackgammonState.__new__(BackgammonState)
@@ -388,6 +391,28 @@ class BackgammonState:
     def __repr__(self) -> str:
         return (f"BackgammonState({self.position.id!r}, player={self.current_player}, "
                 f"roll={self.roll}, dice={self.dice})")
+
+
+def sample_world(view: BackgammonView, rng: np.random.Generator = None) -> BackgammonState:
+    """The full state a view describes (backgammon hides nothing, so there is exactly
+    one; ``rng`` is unused and accepted for the interface search agents share)."""
+    flip = view.player != view.current_player
+    state = BackgammonState.__new__(BackgammonState)
+    state.position = view.position.swap() if flip else view.position
+    state.turn_start = view.turn_start.swap() if flip else view.turn_start
+    state.current_player = view.current_player
+    state.roll = tuple(view.roll)
+    state.dice = tuple(view.dice)
+    state.moves_left = view.moves_left
+    state.gammons = view.gammons
+    state.opening = view.opening
+    state._legal = None
+    state._winner = None
+    state.history = []
+    if view.is_terminal:
+        p = state.position
+        state._winner = state.current_player if p.borne_off == CHECKERS else 1 - state.current_player
+    return state
 
 
 def new_game(rng: np.random.Generator = None, gammons: bool = True) -> BackgammonState:
