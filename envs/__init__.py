@@ -8,6 +8,8 @@ from gymnasium.envs.registration import register, registry
 
 _ENVS = {
     "pipslab/HappyDominoes-v0": "envs.dominoes.env:HappyDominoesEnv",
+    "pipslab/TroshinDominoes-v0": "envs.dominoes.troshin_env:TroshinDominoesEnv",
+    "pipslab/TripleDominoes-v0": "envs.dominoes.triple_env:TripleDominoesEnv",
     "pipslab/Backgammon-v0": "envs.backgammon.env:BackgammonEnv",
 }
 

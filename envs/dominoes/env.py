@@ -39,6 +39,10 @@ Contract
   pips_left).
 
 Version history: v0 — first release.
+
+The env plumbing (masks, opponents per seat, reset from a position, illegal actions,
+rendering) lives in :class:`DominoEnvBase`, shared with ``pipslab/TroshinDominoes-v0``
+(``envs.dominoes.troshin_env``) and ``pipslab/TripleDominoes-v0`` (``envs.dominoes.triple_env``).
 """
 from __future__ import annotations
 
@@ -54,7 +58,7 @@ from envs.errors import IllegalActionError, PipslabError
 from .engine import DominoState, DominoView, deal
 from .notation import format_position, parse_position, render
 from .tiles import N_TILES, tiles_of
-from .variants import happy
+from .variants import Variant, happy
 
 OBS_SIZE = 111
 
@@ -82,74 +86,124 @@ def encode_view(view: DominoView) -> np.ndarray:
     return x
 
 
-class HappyDominoesEnv(gym.Env):
-    """Happy Games 2-player dominoes (RULES §2), block or draw mode.  See the module docstring."""
+class DominoEnvBase(gym.Env):
+    """One learner seat of a domino game; the other seats are played by agents.
+
+    Subclasses set ``game`` (the agent registry's name), ``obs_size`` and implement
+    :meth:`encode` (a view -> float32 vector in [0, 1]); they may override
+    :meth:`new_state` (a fresh deal from ``self.np_random``), :meth:`parse` (a position
+    string) and :meth:`extra_info`.
+
+    ``opponents``: an agent, an agent name, or a list with one entry per seat (the
+    learner's entry is ignored; ``None`` entries mean ``"random"``).  A name makes a fresh
+    agent per seat; one agent object given for several seats plays all of them.
+    """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    game = "happy"
+    obs_size = OBS_SIZE
 
-    def __init__(self, mode: str = "block", learner_seat: int = 0, opponent=None,
+    def __init__(self, variant: Variant, learner_seat: int = 0, opponents=None,
                  render_mode: Optional[str] = None, illegal_action: str = "raise",
                  auto_forced: bool = False):
-        self.variant = happy(mode)
-        if learner_seat not in (0, 1):
-            raise PipslabError(f"learner_seat must be 0 or 1, got {learner_seat!r}")
+        self.variant = variant
+        n = variant.players
+        if not isinstance(learner_seat, (int, np.integer)) or not 0 <= learner_seat < n:
+            raise PipslabError(f"learner_seat must be a seat 0..{n - 1}, got {learner_seat!r}")
         if illegal_action not in ("raise", "lose"):
             raise PipslabError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
         if render_mode not in (None, "ansi"):
             raise PipslabError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.learner_seat = learner_seat
+        self.learner_seat = int(learner_seat)
         self.illegal_action = illegal_action
         self.auto_forced = auto_forced
         self.render_mode = render_mode
-        if opponent is None or isinstance(opponent, str):
-            from agents.registry import make_agent
-            opponent = make_agent(opponent or "random", "happy")
-        if not isinstance(opponent, Agent):
-            raise PipslabError(f"opponent must be an agent or an agent name, got {opponent!r}")
-        self.opponent = opponent
-        n = self.variant.num_actions
-        self.action_space = spaces.Discrete(n)
+        self.seat_agents = self._make_opponents(opponents)
+        k = variant.num_actions
+        self.action_space = spaces.Discrete(k)
         self.observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, shape=(OBS_SIZE,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, shape=(n,), dtype=np.int8),
+            "observation": spaces.Box(0.0, 1.0, shape=(self.obs_size,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(k,), dtype=np.int8),
         })
-        self.state: Optional[DominoState] = None
+        self.state = None
+        self._forfeit = False
+
+    def _make_opponents(self, opponents):
+        from agents.registry import make_agent
+        n = self.variant.players
+        if opponents is None or isinstance(opponents, (str, Agent)):
+            opponents = [opponents] * n
+        opponents = list(opponents)
+        if len(opponents) != n:
+            raise PipslabError(f"opponents: give one agent or a list of {n} (one per seat), got {len(opponents)}")
+        seats = []
+        for seat, opp in enumerate(opponents):
+            if seat == self.learner_seat:
+                seats.append(None)
+                continue
+            if opp is None or isinstance(opp, str):
+                opp = make_agent(opp or "random", self.game)
+            if not isinstance(opp, Agent):
+                raise PipslabError(f"opponent must be an agent or an agent name, got {opp!r}")
+            seats.append(opp)
+        return seats
+
+    # ------------------------------------------------------------------ hooks
+    def encode(self, view) -> np.ndarray:
+        raise NotImplementedError
+
+    def new_state(self):
+        return deal(self.variant, self.np_random)
+
+    def parse(self, text: str):
+        state = parse_position(text)
+        if state.variant != self.variant:
+            raise PipslabError(f"position is {state.variant.name} but this env plays {self.variant.name}")
+        return state
+
+    def extra_info(self) -> dict:
+        return {}
 
     # ------------------------------------------------------------------ helpers
     def _mask(self) -> np.ndarray:
         mask = np.zeros(self.variant.num_actions, dtype=np.int8)
-        if not self.state.terminal and self.state.current == self.learner_seat:
+        if not self._over() and self.state.current_player == self.learner_seat:
             mask[self.state.legal_actions()] = 1
         return mask
+
+    def _over(self) -> bool:
+        return self._forfeit or self.state.is_terminal
 
     def action_masks(self) -> np.ndarray:
         """The legal-action mask of the learner (sb3-contrib's MaskablePPO convention)."""
         return self._mask().astype(bool)
 
     def _obs(self):
-        return {"observation": encode_view(self.state.observe(self.learner_seat)),
+        return {"observation": self.encode(self.state.observe(self.learner_seat)),
                 "action_mask": self._mask()}
 
     def _info(self, **extra):
+        mine = not self._over() and self.state.current_player == self.learner_seat
         info = {"action_mask": self._mask(),
-                "legal_actions": self.state.legal_actions() if self.state.current == self.learner_seat else [],
+                "legal_actions": self.state.legal_actions() if mine else [],
                 "position": format_position(self.state)}
-        if self.state.terminal:
+        info.update(self.extra_info())
+        if self.state.is_terminal:
             info["result"] = self.state.result()
         info.update(extra)
         return info
 
     def _reward(self) -> float:
-        return float(self.state.returns()[self.learner_seat]) if self.state.terminal else 0.0
+        return float(self.state.returns()[self.learner_seat]) if self.state.is_terminal else 0.0
 
     def _advance(self) -> None:
-        """Let the opponent (and, if asked, forced learner moves) play until the learner must choose."""
+        """Let the other seats (and, if asked, forced learner moves) play until the learner must choose."""
         s = self.state
-        while not s.terminal:
-            if s.current != self.learner_seat:
-                p = s.current
+        while not s.is_terminal:
+            p = s.current_player
+            if p != self.learner_seat:
                 obs = Observation(p, s.observe(p), s.legal_actions(), self.variant.num_actions)
-                s.apply(self.opponent.act(obs, self.np_random))
+                s.apply(self.seat_agents[p].act(obs, self.np_random))
                 continue
             if self.auto_forced:
                 legal = s.legal_actions()
@@ -162,20 +216,21 @@ class HappyDominoesEnv(gym.Env):
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         super().reset(seed=seed)
         options = options or {}
+        self._forfeit = False
         if "position" in options:
-            self.state = parse_position(options["position"])
-            if self.state.variant != self.variant:
-                raise PipslabError(f"position is {self.state.variant.name} but this env plays {self.variant.name}")
+            self.state = self.parse(options["position"])
         else:
-            self.state = deal(self.variant, self.np_random)
-        self.opponent.reset(1 - self.learner_seat)
+            self.state = self.new_state()
+        for seat, agent in enumerate(self.seat_agents):
+            if agent is not None:
+                agent.reset(seat)
         self._advance()
         return self._obs(), self._info()
 
     def step(self, action):
         if self.state is None:
             raise PipslabError("call reset() before step()")
-        if self.state.terminal:
+        if self._over():
             raise PipslabError("the episode is over: call reset()")
         action = int(action)
         try:
@@ -183,13 +238,31 @@ class HappyDominoesEnv(gym.Env):
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
-            self.state.terminal = True
-            self.state.winner = 1 - self.learner_seat
+            self._forfeit = True
             return self._obs(), -1.0, True, False, self._info(illegal_action=True)
         self._advance()
-        return self._obs(), self._reward(), self.state.terminal, False, self._info()
+        return self._obs(), self._reward(), self.state.is_terminal, False, self._info()
 
     def render(self):
         if self.render_mode == "ansi":
             return render(self.state, viewer=None)
         return None
+
+
+class HappyDominoesEnv(DominoEnvBase):
+    """Happy Games 2-player dominoes (RULES §2), block or draw mode.  See the module docstring."""
+
+    game = "happy"
+    obs_size = OBS_SIZE
+
+    def __init__(self, mode: str = "block", learner_seat: int = 0, opponent=None,
+                 render_mode: Optional[str] = None, illegal_action: str = "raise",
+                 auto_forced: bool = False):
+        if learner_seat not in (0, 1):
+            raise PipslabError(f"learner_seat must be 0 or 1, got {learner_seat!r}")
+        super().__init__(happy(mode), learner_seat=learner_seat, opponents=opponent,
+                         render_mode=render_mode, illegal_action=illegal_action, auto_forced=auto_forced)
+        self.opponent = self.seat_agents[1 - self.learner_seat]
+
+    def encode(self, view) -> np.ndarray:
+        return encode_view(view)

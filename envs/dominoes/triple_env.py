@@ -1,0 +1,111 @@
+"""Gymnasium adapter for Triple domino for luck (RULES §4): ``pipslab/TripleDominoes-v0``.
+
+Contract
+--------
+* **Arguments**: ``players=2|3|4``; ``learner_seat=0``; ``opponents`` — an agent, an agent
+  name, or a list with one per seat (the learner's entry is ignored), default
+  ``"random"``; ``render_mode=None|"ansi"``; ``illegal_action="raise"|"lose"``;
+  ``auto_forced=False``.
+* **Action space**: ``Discrete(114)`` — ``tile * 4 + end`` places tile ``tile`` (0..27) at
+  end ``end``: 0 left, 1 right, 2 and 3 the spinner's two side lines; 112 is DRAW (for
+  luck: up to 5 a turn, allowed whether or not a placement exists), 113 is PASS.  The mask
+  enforces the 5-draw limit, "pass only without a legal placement" (and, while the
+  boneyard lasts, only after a draw this turn), and after a lucky draw only the lucky
+  tile's scoring placements.
+* **Observation**: ``{"observation": float32[220], "action_mask": int8[114]}``; seats
+  relative to the learner, ``r = (seat - learner_seat) % players``:
+
+  ======= ==============================================================
+  0:28    own hand
+  28:140  tiles each relative seat r placed (28 per seat, r = 0..3)
+  140:172 the four ends (left, right, side 1, side 2), one-hot 0..6 each, slot 7 = not open
+  172:180 the spinner's number, one-hot 0..6, slot 7 = no spinner yet
+  180:183 hand sizes of relative seats 1..3, / 28
+  183     boneyard size / 28
+  184     passes in a row / players (capped at 1)
+  185     draws this turn / 5
+  186     1.0 when the learner must place a lucky tile
+  187:191 winnings of relative seat r / 300 (capped at 1)
+  191:195 penalties of relative seat r / 300 (capped at 1)
+  195:198 players one-hot (2, 3, 4)
+  198:219 numbers relative seats 1..3 are known to lack (7 each)
+  219     the count of the open ends / 24
+  ======= ==============================================================
+
+  Both score columns of every seat are there; nothing hidden is.
+* **Reward**: rank-based and zero-sum (RULES §4): at the end the top seat(s) share +1 and
+  the others share −1 (a tie of every seat: 0); 0 on every other step.
+* **Reset**: ``reset(seed=..., options={"position": ...})`` or a fresh deal (first player
+  by lot) from ``self.np_random``, which also drives the opponents.
+* ``info``: ``action_mask``, ``legal_actions``, ``position`` (full — for logging only),
+  ``winnings`` and ``penalties`` (per seat), and at the end ``result`` (ranks, winners,
+  winnings, penalties, settlement).
+
+Version history: v0 — first release.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .engine import DominoView
+from .env import DominoEnvBase
+from .tiles import N_TILES, tiles_of
+from .variants import triple
+
+OBS_SIZE = 220
+
+
+def encode_triple_view(view: DominoView) -> np.ndarray:
+    """The 220-float observation vector of a Triple view (see the module docstring)."""
+    v = view.variant
+    n = v.players
+    me = view.player
+    x = np.zeros(OBS_SIZE, dtype=np.float32)
+    for t in tiles_of(view.hand):
+        x[t] = 1.0
+    for kind, p, tile, _e, _l, _r in view.history:
+        if kind == 0:
+            x[28 + 28 * ((p - me) % n) + tile] = 1.0
+    total = 0
+    for k, e in enumerate(view.ends):
+        x[140 + 8 * k + (e if e >= 0 else 7)] = 1.0
+        total += max(e, 0)
+    x[172 + (view.spinner if view.spinner >= 0 else 7)] = 1.0
+    for r in range(1, n):
+        p = (me + r) % n
+        x[179 + r] = view.hand_sizes[p] / N_TILES
+        void = view.voids(p)
+        for num in range(7):
+            if void >> num & 1:
+                x[198 + 7 * (r - 1) + num] = 1.0
+    x[183] = view.boneyard_size / N_TILES
+    x[184] = min(1.0, view.passes / n)
+    x[185] = view.turn_draws / v.luck_draws
+    x[186] = 1.0 if view.lucky >= 0 and view.current == me else 0.0
+    for r in range(n):
+        p = (me + r) % n
+        x[187 + r] = min(1.0, view.winnings[p] / 300)
+        x[191 + r] = min(1.0, view.penalties[p] / 300)
+    x[195 + n - 2] = 1.0
+    x[219] = total / 24
+    return x
+
+
+class TripleDominoesEnv(DominoEnvBase):
+    """Triple domino for luck (RULES §4).  See the module docstring."""
+
+    game = "triple"
+    obs_size = OBS_SIZE
+
+    def __init__(self, players: int = 2, learner_seat: int = 0, opponents=None,
+                 render_mode: Optional[str] = None, illegal_action: str = "raise", auto_forced: bool = False):
+        super().__init__(triple(players), learner_seat=learner_seat, opponents=opponents,
+                         render_mode=render_mode, illegal_action=illegal_action, auto_forced=auto_forced)
+
+    def encode(self, view) -> np.ndarray:
+        return encode_triple_view(view)
+
+    def extra_info(self) -> dict:
+        return {"winnings": list(self.state.winnings), "penalties": list(self.state.penalties)}

@@ -1,0 +1,134 @@
+"""Gymnasium adapter for Troshin's draw game (RULES §3): ``pipslab/TroshinDominoes-v0``.
+
+Contract
+--------
+* **Arguments**: ``players=2|3|4``; ``pairs=False`` (4 players only: seats 0+2 against
+  1+3); ``match=False`` — when True an episode is a whole match to 100 (hand after hand,
+  each dealt afresh), otherwise a single hand; ``learner_seat=0``; ``opponents`` — an agent
+  (``agents.base.Agent``), an agent name, or a list with one per seat (the learner's entry
+  is ignored), default ``"random"`` — the partner in pairs is one of them;
+  ``render_mode=None|"ansi"``; ``illegal_action="raise"|"lose"``; ``auto_forced=False``.
+* **Action space**: ``Discrete(58)`` — ``tile * 2 + end`` places tile ``tile`` (0..27,
+  ``envs.dominoes.tiles.TILES``) at the left (0) or right (1) end; 56 is DRAW (one tile
+  from the boneyard; the turn goes on), 57 is PASS.  The mask holds the placements when
+  any exist, else DRAW while the boneyard lasts, else PASS.
+* **Observation**: ``{"observation": float32[191], "action_mask": int8[58]}`` (the mask is
+  also ``info["action_mask"]`` and ``action_masks()``).  Seats are relative to the
+  learner: ``r = (seat - learner_seat) % players`` (r = 1 moves next; r = 2 is the partner
+  in pairs); slots of seats that do not exist stay 0.
+
+  ======= ==============================================================
+  0:28    own hand
+  28:140  tiles each relative seat r placed (28 per seat, r = 0..3)
+  140:148 left open end, one-hot 0..6, slot 7 = empty table
+  148:156 right open end, likewise
+  156:159 hand sizes of relative seats 1..3, / 28
+  159     boneyard size / 28
+  160     passes in a row / players
+  161:182 numbers relative seats 1..3 are known to lack (7 each)
+  182:185 players one-hot (2, 3, 4)
+  185     1.0 with pairs
+  186:190 match score of relative seat r's side / target (0 outside a match)
+  190     1.0 in match play
+  ======= ==============================================================
+
+  Nothing hidden is encoded: never another hand's tiles nor the boneyard's.
+* **Reward**: at the end, the win/draw/loss of the hand — or, with ``match=True``, of the
+  match — from the learner's seat: +1 win (partners share it), 0 draw, a loss is −1 in
+  pairs and −1/(players−1) otherwise (zero-sum); 0 on every other step.  Illegal actions
+  as in ``HappyDominoesEnv``.
+* **Reset**: ``reset(seed=..., options={"position": "<position string>"})`` (a ``match=``
+  field starts mid-match); otherwise a fresh deal (redealt when a hand calls for it) from
+  ``self.np_random``, which also drives the opponents and the match's later deals.
+* ``info``: ``action_mask``, ``legal_actions``, ``position`` (full, hidden tiles included —
+  for logging only), ``points`` (per seat: the hand's Troshin points, or in a match the
+  cumulative score of each seat's side), in a match ``scores`` (per side), ``hands`` and
+  ``hand_points``, and at the end ``result``.
+
+Version history: v0 — first release.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from envs.errors import PipslabError
+
+from .engine import DominoView
+from .env import DominoEnvBase
+from .match import TroshinMatch, new_match
+from .notation import parse_position
+from .tiles import N_TILES, tiles_of
+from .variants import troshin
+
+OBS_SIZE = 191
+
+
+def encode_troshin_view(view: DominoView) -> np.ndarray:
+    """The 191-float observation vector of a Troshin view (see the module docstring)."""
+    v = view.variant
+    n = v.players
+    me = view.player
+    x = np.zeros(OBS_SIZE, dtype=np.float32)
+    for t in tiles_of(view.hand):
+        x[t] = 1.0
+    for kind, p, tile, _e, _l, _r in view.history:
+        if kind == 0:
+            x[28 + 28 * ((p - me) % n) + tile] = 1.0
+    x[140 + (view.left if view.left >= 0 else 7)] = 1.0
+    x[148 + (view.right if view.right >= 0 else 7)] = 1.0
+    for r in range(1, n):
+        p = (me + r) % n
+        x[155 + r] = view.hand_sizes[p] / N_TILES
+        void = view.voids(p)
+        for num in range(7):
+            if void >> num & 1:
+                x[161 + 7 * (r - 1) + num] = 1.0
+    x[159] = view.boneyard_size / N_TILES
+    x[160] = min(1.0, view.passes / n)
+    x[182 + n - 2] = 1.0
+    x[185] = 1.0 if v.pairs else 0.0
+    if view.match is not None:
+        info = view.match
+        for r in range(n):
+            x[186 + r] = min(1.0, info.scores[v.teams[(me + r) % n]] / info.target)
+        x[190] = 1.0
+    return x
+
+
+class TroshinDominoesEnv(DominoEnvBase):
+    """Troshin's draw game (RULES §3), a hand or a match to 100.  See the module docstring."""
+
+    game = "troshin"
+    obs_size = OBS_SIZE
+
+    def __init__(self, players: int = 2, pairs: bool = False, match: bool = False, learner_seat: int = 0,
+                 opponents=None, render_mode: Optional[str] = None, illegal_action: str = "raise",
+                 auto_forced: bool = False):
+        self.match = bool(match)
+        super().__init__(troshin(players, pairs), learner_seat=learner_seat, opponents=opponents,
+                         render_mode=render_mode, illegal_action=illegal_action, auto_forced=auto_forced)
+
+    def encode(self, view) -> np.ndarray:
+        return encode_troshin_view(view)
+
+    def new_state(self):
+        return new_match(self.variant, self.np_random) if self.match else super().new_state()
+
+    def parse(self, text: str):
+        state = parse_position(text, rng=self.np_random)
+        if state.variant != self.variant:
+            raise PipslabError(f"position is {state.variant.name} but this env plays {self.variant.name}")
+        if isinstance(state, TroshinMatch) and not self.match:
+            raise PipslabError("this position is a match (it has match=…): make the env with match=True")
+        if self.match and not isinstance(state, TroshinMatch):
+            raise PipslabError("match=True needs a match position: add match=SCORES (one per side)")
+        return state
+
+    def extra_info(self) -> dict:
+        s = self.state
+        info = {"points": s.points() if not isinstance(s, TroshinMatch) else s.result()["points"]}
+        if isinstance(s, TroshinMatch):
+            info.update(scores=list(s.scores), hands=s.hand_index, hand_points=[list(h) for h in s.hand_points])
+        return info

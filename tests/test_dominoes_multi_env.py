@@ -1,0 +1,154 @@
+"""pipslab/TroshinDominoes-v0 and pipslab/TripleDominoes-v0: check_env at every player
+count, masks, rewards, info, positions, opponents per seat, hidden tiles never encoded."""
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import envs  # noqa: F401  (registers the ids)
+from agents.registry import make_agent
+from envs.dominoes.match import TroshinMatch
+from envs.dominoes.triple_env import OBS_SIZE as TRIPLE_OBS, TripleDominoesEnv, encode_triple_view
+from envs.dominoes.troshin_env import OBS_SIZE as TROSHIN_OBS, TroshinDominoesEnv, encode_troshin_view
+from envs.errors import IllegalActionError, PipslabError
+
+from dominoes_helpers import place
+
+TROSHIN_CONFIGS = [(2, False, False), (3, False, False), (4, False, False), (4, True, False),
+                   (2, False, True), (4, True, True)]
+
+
+@pytest.mark.parametrize("players, pairs, match", TROSHIN_CONFIGS)
+def test_troshin_check_env(players, pairs, match):
+    env = gym.make("pipslab/TroshinDominoes-v0", players=players, pairs=pairs, match=match, illegal_action="lose")
+    check_env(env.unwrapped, skip_render_check=False)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_triple_check_env(players):
+    env = gym.make("pipslab/TripleDominoes-v0", players=players, illegal_action="lose")
+    check_env(env.unwrapped, skip_render_check=False)
+
+
+def run_episodes(env, episodes, max_steps=2000):
+    rng = np.random.default_rng(0)
+    rewards = []
+    for episode in range(episodes):
+        obs, info = env.reset(seed=episode)
+        done = False
+        steps = 0
+        while not done:
+            mask = obs["action_mask"]
+            assert mask.dtype == np.int8 and obs["observation"].dtype == np.float32
+            assert obs["observation"].shape == (env.obs_size,)
+            assert 0.0 <= obs["observation"].min() and obs["observation"].max() <= 1.0
+            assert np.array_equal(mask, info["action_mask"])
+            assert list(np.flatnonzero(mask)) == info["legal_actions"] == env.state.legal_actions()
+            obs, reward, done, truncated, info = env.step(rng.choice(np.flatnonzero(mask)))
+            steps += 1
+            assert steps < max_steps
+        assert "result" in info and reward == env.state.returns()[env.learner_seat]
+        rewards.append(reward)
+    return rewards, info
+
+
+@pytest.mark.parametrize("players, pairs, match", TROSHIN_CONFIGS)
+def test_troshin_masks_rewards_and_points(players, pairs, match):
+    env = TroshinDominoesEnv(players=players, pairs=pairs, match=match, learner_seat=players - 1,
+                             opponents="heaviest")
+    rewards, info = run_episodes(env, 5 if match else 40)
+    assert set(rewards) <= {1.0, 0.0, -1.0, -1.0 / (players - 1)}
+    assert "points" in info and len(info["points"]) == players
+    if match:
+        assert max(info["scores"]) >= 100 and len(info["hand_points"]) == info["hands"]
+        assert isinstance(env.state, TroshinMatch)
+    if pairs:
+        assert rewards.count(-1.0 / 3) == 0  # partners share the result: +1 or -1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_triple_masks_rewards_and_scores(players):
+    env = TripleDominoesEnv(players=players, learner_seat=1, opponents="suits")
+    rewards, info = run_episodes(env, 30)
+    assert info["result"]["winnings"] == info["winnings"] and "penalties" in info
+    assert all(-1.0 <= r <= 1.0 for r in rewards)
+
+
+def test_opponents_per_seat_and_bad_arguments():
+    env = TroshinDominoesEnv(players=4, pairs=True, opponents=["random", "heaviest", "suits", None])
+    assert env.seat_agents[0] is None and env.seat_agents[2].name == "suits"
+    env.reset(seed=1)
+    with pytest.raises(PipslabError, match="one per seat"):
+        TroshinDominoesEnv(players=3, opponents=["random", "random"])
+    with pytest.raises(PipslabError, match="learner_seat"):
+        TripleDominoesEnv(players=3, learner_seat=3)
+    with pytest.raises(PipslabError, match="pairs need 4 players"):
+        TroshinDominoesEnv(players=3, pairs=True)
+    with pytest.raises(PipslabError, match="2, 3 or 4"):
+        TripleDominoesEnv(players=5)
+    agent = make_agent("heaviest", "triple")
+    env = TripleDominoesEnv(players=3, opponents=agent)
+    assert env.seat_agents[1] is agent and env.seat_agents[2] is agent
+
+
+def test_troshin_reset_from_positions_hand_and_match():
+    env = TroshinDominoesEnv(players=2, render_mode="ansi")
+    obs, info = env.reset(options={"position": "troshin-2; turn=0; ends=5|4; hands=5-6 3-3 / 0-0"})
+    assert info["legal_actions"] == [place(env.state, "5-6", "left")] and info["points"] == [0, 0]
+    with pytest.raises(PipslabError, match="match=True"):
+        env.reset(options={"position": "troshin-2; match=3 / 4; ends=5|4; hands=5-6 / 0-0"})
+    env = TroshinDominoesEnv(players=2, match=True, render_mode="ansi")
+    obs, info = env.reset(options={"position": "troshin-2; match=95 / 10; turn=0; ends=5|4; hands=5-6 / 0-0"})
+    assert obs["observation"][186] == pytest.approx(0.95) and obs["observation"][190] == 1.0
+    obs, reward, done, _, info = env.step(info["legal_actions"][0])
+    assert done and reward == 1.0 and info["scores"] == [105, 10]
+    assert "match won by seat 0" in env.render()
+
+
+def test_triple_illegal_actions_raise_or_lose():
+    env = TripleDominoesEnv(players=2)
+    obs, info = env.reset(options={"position": "triple-2; turn=0; ends=5|6|-|-; spinner=5; hands=6-2 / 2-2; boneyard=0-0"})
+    with pytest.raises(IllegalActionError, match="pass only without a legal placement"):
+        env.step(113)
+    env = TripleDominoesEnv(players=2, illegal_action="lose")
+    env.reset(options={"position": "triple-2; turn=0; ends=5|6|-|-; spinner=5; hands=6-2 / 2-2; boneyard=0-0"})
+    obs, reward, done, _, info = env.step(113)
+    assert done and reward == -1.0 and info["illegal_action"] and obs["action_mask"].sum() == 0
+
+
+def swap_hidden(state, observer):
+    """A copy where a tile of another hand trades places with a boneyard tile (None if impossible)."""
+    for other in range(state.variant.players):
+        if other != observer and state.hands[other] and state.boneyard_size:
+            c = state.clone()
+            a = next(t for t in range(28) if c.hands[other] >> t & 1)
+            bone = list(c.boneyard_tiles())
+            b = bone[0]
+            bone[0] = a
+            c.hands[other] = (c.hands[other] & ~(1 << a)) | (1 << b)
+            c.boneyard, c.bpos = tuple(bone), 0
+            return c
+    return None
+
+
+@pytest.mark.parametrize("make, encode", [
+    (lambda: TroshinDominoesEnv(players=4, pairs=True), encode_troshin_view),
+    (lambda: TroshinDominoesEnv(players=3), encode_troshin_view),
+    (lambda: TripleDominoesEnv(players=4), encode_triple_view),
+    (lambda: TripleDominoesEnv(players=2), encode_triple_view),
+])
+def test_observation_never_encodes_hidden_tiles(make, encode):
+    env = make()
+    rng = np.random.default_rng(3)
+    checked = 0
+    for episode in range(20):
+        obs, info = env.reset(seed=episode)
+        done = False
+        while not done:
+            swapped = swap_hidden(env.state, env.learner_seat)
+            if swapped is not None:
+                assert np.array_equal(encode(swapped.observe(env.learner_seat)), obs["observation"])
+                checked += 1
+            obs, _, done, _, info = env.step(rng.choice(np.flatnonzero(obs["action_mask"])))
+    assert checked > 20
+    assert TROSHIN_OBS == 191 and TRIPLE_OBS == 220
