@@ -52,3 +52,22 @@ def test_bench_json_contract(capsys):
     r = json.loads(last)
     assert r["ours_games_per_s"] > 0 and r["peers"]["openspiel_backgammon"] > 0
     assert set(r["legal_plays_us"]) == {"ours_compiled", "ours_python", "openspiel_legal_actions"}
+
+
+def test_state_gives_the_same_games_with_and_without_the_compiled_path(monkeypatch):
+    from envs.backgammon import game
+
+    def history(seed):
+        rng = np.random.default_rng(seed)
+        state = new_game()
+        while not state.is_terminal:
+            if state.is_chance:
+                state.apply_chance(rng)
+            else:
+                legal = state.legal_actions()
+                state.apply(legal[int(rng.integers(len(legal)))])
+        return state.history, state.returns()
+
+    compiled = [history(s) for s in range(5)]
+    monkeypatch.setattr(game, "USE_COMPILED", False)
+    assert [history(s) for s in range(5)] == compiled

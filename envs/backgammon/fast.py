@@ -5,6 +5,8 @@ it on thousands of positions); boards are numpy ``int8`` arrays of the 26 values
 :class:`~envs.backgammon.board.Position`.
 
 * :func:`afterstates` -- the distinct positions after every legal play of a roll.
+* :func:`checker_actions` -- the per-checker mask of
+  :func:`envs.backgammon.moves.legal_checker_moves` (used by the game state).
 * :func:`random_game` -- a whole game of uniformly random whole plays, compiled.
 
 Compiled with ``cache=True``; the first call of a fresh install compiles for a few
@@ -175,6 +177,126 @@ def _afterstates(board, d1, d2, out, table, used):
     return count
 
 
+@njit(cache=True)
+def _any_source(b, d):
+    for s in range(25, 0, -1):
+        if _legal(b, s, d):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _max_double(board, d, n):
+    """How many (<= n) moves of the die ``d`` can be played from ``board``."""
+    if n == 0:
+        return 0
+    lv = np.empty((5, 26), dtype=np.int8)
+    for i in range(26):
+        lv[0, i] = board[i]
+    nxt = np.empty(5, dtype=np.int64)
+    nxt[0] = 25
+    depth = 0
+    best = 0
+    while depth >= 0:
+        s = nxt[depth]
+        found = False
+        while s >= 1:
+            if _legal(lv[depth], s, d):
+                found = True
+                break
+            s -= 1
+        if not found:
+            depth -= 1
+            continue
+        nxt[depth] = s - 1
+        for i in range(26):
+            lv[depth + 1, i] = lv[depth, i]
+        _move(lv[depth + 1], s, d)
+        depth += 1
+        if depth > best:
+            best = depth
+            if best == n:
+                return n
+        nxt[depth] = s
+    return best
+
+
+@njit(cache=True)
+def _max_two(board, hi, lo):
+    b = np.empty(26, dtype=np.int8)
+    one = False
+    for order in range(2):
+        a = hi if order == 0 else lo
+        c = lo if order == 0 else hi
+        for s in range(25, 0, -1):
+            if _legal(board, s, a):
+                one = True
+                for i in range(26):
+                    b[i] = board[i]
+                _move(b, s, a)
+                if _any_source(b, c):
+                    return 2
+    return 1 if one else 0
+
+
+@njit(cache=True)
+def _checker_moves(board, dice, n, out):
+    """Fill ``out`` with (from, die) rows; return (count, dice the play uses)."""
+    if n == 0:
+        return 0, 0
+    double = n == 1 or dice[0] == dice[n - 1]
+    if n == 1:
+        need = 1 if _any_source(board, dice[0]) else 0
+    elif double:
+        need = _max_double(board, dice[0], n)
+    else:
+        need = _max_two(board, dice[0], dice[1])
+    if need == 0:
+        return 0, 0
+    b = np.empty(26, dtype=np.int8)
+    count = 0
+    kinds = 1 if double else 2
+    count_hi = 0
+    for k in range(kinds):
+        d = dice[k]
+        other = dice[1 - k] if not double else d
+        for s in range(25, 0, -1):
+            if not _legal(board, s, d):
+                continue
+            if need > 1:
+                for i in range(26):
+                    b[i] = board[i]
+                _move(b, s, d)
+                if double:
+                    if _max_double(b, d, n - 1) < need - 1:
+                        continue
+                elif not _any_source(b, other):
+                    continue
+            out[count] = (s - 1) * 6 + d - 1
+            count += 1
+        if k == 0:
+            count_hi = count
+    if need == 1 and not double and count_hi > 0:
+        count = count_hi                  # only one die playable: the larger if possible
+    out[:count].sort()
+    return count, need
+
+
+_MOVES = np.empty(150, dtype=np.int64)
+
+
+def checker_actions(position, dice):
+    """``(sorted action ids, dice used by a maximal play)`` for the dice still to play
+    (larger first): the ids ``(from - 1) * 6 + die - 1`` of the moves
+    :func:`envs.backgammon.moves.legal_checker_moves` gives, and
+    :func:`envs.backgammon.moves.max_dice`."""
+    d = np.zeros(4, dtype=np.int64)
+    n = len(dice)
+    d[:n] = dice
+    count, need = _checker_moves(np.asarray(position, dtype=np.int8), d, n, _MOVES)
+    return _MOVES[:count].tolist(), int(need)
+
+
 _OUT = np.empty((MAX_PLAYS, 26), dtype=np.int8)
 _TAB = np.full(_TABLE, -1, dtype=np.int64)
 _USED = np.empty(MAX_PLAYS, dtype=np.int64)
@@ -234,4 +356,6 @@ def warm_up() -> None:
     from .board import Position
     afterstates(Position.start(), 3, 1)
     afterstates(Position.start(), 4, 4)
+    checker_actions(Position.start(), (3, 1))
+    checker_actions(Position.start(), (4, 4, 4))
     random_game(0)

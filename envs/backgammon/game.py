@@ -37,9 +37,23 @@ import numpy as np
 
 from envs.errors import IllegalActionError, PipslabError
 
+from . import fast
 from .board import BAR, CHECKERS, Position, render_position
 from .moves import (Play, apply_step, check_dice, dice_to_play, legal_checker_moves,
                     legal_plays, max_dice)
+
+# The state lists checker moves with the compiled generator when numba is there (same
+# results as the pure-Python reference in ``moves``; tests compare them).
+USE_COMPILED = fast.HAVE_NUMBA
+
+
+def _checker_actions(position, dice):
+    """``(sorted legal action ids, dice a maximal play uses)``; no PASS."""
+    if USE_COMPILED:
+        return fast.checker_actions(position, dice)
+    need = max_dice(position, dice)
+    return sorted((s - 1) * 6 + d - 1 for s, d in legal_checker_moves(position, dice, need)), need
+
 
 NUM_ACTIONS = 151
 PASS = 150
@@ -169,8 +183,7 @@ class BackgammonState:
         self._legal = None
         if roll:
             self.dice = dice_to_play(roll)
-            self.moves_left = max_dice(self.position, self.dice)
-            self._legal = legal_checker_moves(self.position, self.dice, self.moves_left)
+            self._legal, self.moves_left = _checker_actions(self.position, self.dice)
         else:
             self.dice = ()
             self.moves_left = 0
@@ -242,10 +255,10 @@ class BackgammonState:
         if self._winner is not None or not self.roll:
             return []
         if self._legal is None:
-            self._legal = legal_checker_moves(self.position, self.dice, self.moves_left)
+            self._legal = _checker_actions(self.position, self.dice)[0]
         if not self._legal:
             return [PASS]
-        return sorted((s - 1) * 6 + d - 1 for s, d in self._legal)
+        return list(self._legal)
 
     def action_name(self, action: int) -> str:
         """Readable name of an action in this state (``13/7*`` marks a hit)."""
@@ -277,7 +290,7 @@ class BackgammonState:
         self.dice = tuple(dice)
         self.moves_left -= 1
         self._legal = None
-        if self.moves_left == 0 or self.position.borne_off == CHECKERS:
+        if self.moves_left == 0 or (s <= d and self.position.borne_off == CHECKERS):
             self._end_turn()
 
     def legal_plays(self) -> List[Play]:
