@@ -215,6 +215,36 @@ class GnubgAgent(AfterstateAgent):
                            f"of {view.position.id} {a}-{b}")
 
 
+# ---------------------------------------------------------------------- human
+class HumanBackgammonAgent(AfterstateAgent):
+    """Asks a person on the terminal for a whole play: its number in the listed plays or
+    standard notation (``8/5 6/5``, ``bar/22``, ``6/off``, ``24/13``), then makes it
+    checker by checker.  Not registered under its own name: the ``human`` agent
+    (:mod:`agents.human`) can hand backgammon games to it."""
+
+    name = "human"
+
+    def __init__(self, read=input, write=print):
+        super().__init__()
+        self._read, self._write = read, write
+
+    def choose_play(self, view, plays, rng):
+        from envs.backgammon import find_play, render_position
+
+        self._write(render_position(view.position, top_label="O" if view.player == 0 else "X",
+                                    bottom_label="X" if view.player == 0 else "O", dice=view.dice))
+        for i, play in enumerate(plays, 1):
+            self._write(f"{i:4d}. {play.notation}")
+        while True:
+            answer = self._read("your play (number or notation): ").strip()
+            if answer.isdigit() and 1 <= int(answer) <= len(plays):
+                return plays[int(answer) - 1]
+            try:
+                return find_play(view.position, view.dice, answer)
+            except PipslabError as exc:
+                self._write(str(exc))
+
+
 @register("pubeval", games=["backgammon"])
 def _make_pubeval(game: str) -> PubevalAgent:
     return PubevalAgent()

@@ -54,3 +54,28 @@ def test_pubeval_beats_random():
 
 def test_race_heuristic_beats_random():
     assert match("race", "random", games=40, seed=3)["win_rate"] >= 0.85
+
+
+def test_human_backgammon_agent_reads_a_number_or_notation():
+    from agents.backgammon import HumanBackgammonAgent
+
+    answers = iter(["nonsense", "24/12", "8/5 6/5"])
+    out = []
+    agent = HumanBackgammonAgent(read=lambda prompt: next(answers), write=out.append)
+    state = BackgammonState(Position.start(), 0, (3, 1), opening=False)
+    while state.current_player == 0:
+        obs = Observation(0, state.observe(0), state.legal_actions(), NUM_ACTIONS)
+        state.apply(agent.act(obs, np.random.default_rng(0)))
+    made = state.position.swap()
+    assert made[5] == 2 and made[8] == 2 and made[6] == 4
+    assert any("illegal play" in line for line in out)
+
+
+def test_game_stats():
+    from envs.backgammon import game_stats
+    from experiments.eval_backgammon import play_game
+
+    state = play_game([make_agent("pubeval", "backgammon"), make_agent("random", "backgammon")],
+                      np.random.default_rng(0))
+    stats = game_stats(state)
+    assert stats["points"] in (1, 2, 3) and stats["turns"] > 10

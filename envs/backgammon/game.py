@@ -406,6 +406,15 @@ class BackgammonState:
                 f"roll={self.roll}, dice={self.dice})")
 
 
+def game_stats(state: BackgammonState) -> dict:
+    """Per-game record fields for a finished (or running) game: ``points``, ``gammon``,
+    ``backgammon``, ``pips_left_0``/``pips_left_1`` and ``turns`` (rolls made)."""
+    r = state.result()
+    return {"points": r["points"], "gammon": r["gammon"], "backgammon": r["backgammon"],
+            "pips_left_0": r["pips_left"][0], "pips_left_1": r["pips_left"][1],
+            "turns": sum(1 for h in state.history if h[0] == "roll")}
+
+
 def sample_world(view: BackgammonView, rng: np.random.Generator = None) -> BackgammonState:
     """The full state a view describes (backgammon hides nothing, so there is exactly
     one; ``rng`` is unused and accepted for the interface search agents share)."""
