@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -23,6 +23,14 @@ from envs.errors import PipslabError
 
 @dataclass(frozen=True)
 class GameSpec:
+    """How the harness runs a game.  ``options`` is a dict of the game's options (Happy:
+    ``mode``; Troshin: ``players``, ``pairs``, ``match``; Triple: ``players``; any domino
+    game: ``position``).  ``teams(options)`` maps seat -> side (partners share one; the
+    default is one side per seat).  A finished state's ``result()`` gives ``winner``,
+    ``winners``, ``draw``, ``blocked``, ``pips_left`` and ``points`` per seat (Troshin: the
+    points of the hand or, in a match, the cumulative score of the seat's side; Triple:
+    winnings − penalties) and ``returns``; ``stats(state)`` adds flat per-game columns."""
+
     name: str
     players: Callable[[dict], int]                 # seats for these options
     new_state: Callable[[np.random.Generator, dict], object]
@@ -30,6 +38,12 @@ class GameSpec:
     render: Callable[[object], str]
     action_name: Callable[[object, int], str]
     stats: Callable[[object], dict]                # extra per-game record fields
+    teams: Optional[Callable[[dict], Tuple[int, ...]]] = None   # seat -> team
+
+    def __post_init__(self):
+        if self.teams is None:
+            players = self.players
+            object.__setattr__(self, "teams", lambda options: tuple(range(players(options))))
 
 
 def _happy_new_state(rng, options):
@@ -71,6 +85,81 @@ def _happy_label(options) -> str:
     return f"happy-{mode}"
 
 
+def _int_option(options, key, default):
+    value = options.get(key, default)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise PipslabError(f"option {key}={value!r} is not a whole number") from None
+
+
+def _troshin_variant(options):
+    from envs.dominoes.variants import troshin
+    return troshin(_int_option(options, "players", 2), bool(options.get("pairs", False)))
+
+
+def _triple_variant(options):
+    from envs.dominoes.variants import triple
+    return triple(_int_option(options, "players", 2))
+
+
+def _from_position(options, variant, rng):
+    from envs.dominoes.notation import parse_position
+    state = parse_position(options["position"], rng=rng)
+    if state.variant != variant:
+        raise PipslabError(f"the position is {state.variant.name}, not {variant.name} (see --players/--pairs)")
+    return state
+
+
+def _troshin_new_state(rng, options):
+    from envs.dominoes.engine import deal
+    from envs.dominoes.match import TroshinMatch, new_match
+    variant = _troshin_variant(options)
+    match = bool(options.get("match", False))
+    if options.get("position"):
+        state = _from_position(options, variant, rng if rng is not None else np.random.default_rng(0))
+        if isinstance(state, TroshinMatch) != match:
+            raise PipslabError("a match position (match=…) goes with --match, and --match needs one")
+        return state
+    return new_match(variant, rng) if match else deal(variant, rng)
+
+
+def _troshin_label(options) -> str:
+    return _troshin_variant(options).name + ("-match" if options.get("match") else "")
+
+
+def _troshin_stats(state) -> dict:
+    out = _domino_stats(state)
+    r = state.result()
+    for seat, p in enumerate(r["points"]):
+        out[f"points_{seat}"] = p
+    if r.get("match"):
+        out["hands"] = r["hands"]
+        for team, score in enumerate(r["scores"]):
+            out[f"score_team{team}"] = score
+    return out
+
+
+def _triple_new_state(rng, options):
+    from envs.dominoes.engine import deal
+    variant = _triple_variant(options)
+    if options.get("position"):
+        return _from_position(options, variant, rng)
+    return deal(variant, rng)
+
+
+def _triple_stats(state) -> dict:
+    out = _domino_stats(state)
+    r = state.result()
+    for seat in range(len(r["points"])):
+        out[f"winnings_{seat}"] = r["winnings"][seat]
+        out[f"penalties_{seat}"] = r["penalties"][seat]
+        out[f"points_{seat}"] = r["points"][seat]
+        out[f"rank_{seat}"] = r["ranks"][seat]
+    out["winners"] = "+".join(map(str, r["winners"]))
+    return out
+
+
 GAMES: Dict[str, GameSpec] = {
     "happy": GameSpec(
         name="happy",
@@ -80,6 +169,25 @@ GAMES: Dict[str, GameSpec] = {
         render=_domino_render,
         action_name=_domino_action_name,
         stats=_domino_stats,
+    ),
+    "troshin": GameSpec(
+        name="troshin",
+        players=lambda options: _troshin_variant(options).players,
+        new_state=_troshin_new_state,
+        variant_label=_troshin_label,
+        render=_domino_render,
+        action_name=_domino_action_name,
+        stats=_troshin_stats,
+        teams=lambda options: _troshin_variant(options).teams,
+    ),
+    "triple": GameSpec(
+        name="triple",
+        players=lambda options: _triple_variant(options).players,
+        new_state=_triple_new_state,
+        variant_label=lambda options: _triple_variant(options).name,
+        render=_domino_render,
+        action_name=_domino_action_name,
+        stats=_triple_stats,
     ),
 }
 

@@ -39,6 +39,64 @@ from .variants import Variant
 PENDING = -2  # DominoView.lucky for seats that only know a lucky tile is pending
 
 
+def shown_number(ends, spinner: int, end: int) -> int:
+    """The number a tile must match at ``end`` (-1: nothing can be placed there)."""
+    e = ends[end]
+    if e >= 0 or end < 2:
+        return e
+    return spinner  # an unstarted side line of the spinner (-1 without one)
+
+
+def placement_score(variant: Variant, ends, spinner: int, tile: int, end: int) -> int:
+    """What placing ``tile`` at ``end`` scores on a table with these ends and spinner
+    (RULES §4; a lucky draw's 10 aside).  Works on a state's or a view's fields."""
+    v = variant
+    if ends[0] < 0:  # the opening tile
+        new = [TILES[tile][0], TILES[tile][1], -1, -1]
+    else:
+        if spinner < 0 and IS_DOUBLE[tile]:
+            return v.spinner_score
+        new = list(ends)
+        new[end] = OTHER_HALF[tile][shown_number(ends, spinner, end)]
+    n_open = 0
+    total = 0
+    for e in new:
+        if e >= 0:
+            n_open += 1
+            total += e
+    if n_open < v.min_scoring_ends or total <= 0 or total % v.count_multiple:
+        return 0
+    return v.double_score if IS_DOUBLE[tile] else v.triple_score
+
+
+def placements_of(ends, spinner: int, hand: int) -> List[int]:
+    """Every placement action (``tile * 4 + end``) of the tiles in ``hand``, ascending."""
+    if ends[0] < 0:
+        return [t * 4 for t in tiles_of(hand)]
+    acts = []
+    for end in range(4):
+        n = shown_number(ends, spinner, end)
+        if n >= 0:
+            m = hand & SUIT[n]
+            while m:
+                low = m & -m
+                acts.append((low.bit_length() - 1) * 4 + end)
+                m ^= low
+    acts.sort()
+    return acts
+
+
+def scoring_mask(variant: Variant, ends, spinner: int, candidates: int) -> int:
+    """The tiles among ``candidates`` that have a scoring placement on this table."""
+    mask = 0
+    for t in tiles_of(candidates):
+        for a in placements_of(ends, spinner, 1 << t):
+            if placement_score(variant, ends, spinner, t, a & 3) > 0:
+                mask |= 1 << t
+                break
+    return mask
+
+
 class TripleState(DominoState):
     """A Triple-for-luck game state; see the module docstring."""
 
@@ -76,10 +134,7 @@ class TripleState(DominoState):
     # ------------------------------------------------------------------ layout
     def shown(self, end: int) -> int:
         """The number a tile must match at ``end`` (-1: nothing can be placed there)."""
-        e = self.ends[end]
-        if e >= 0 or end < 2:
-            return e
-        return self.spinner  # an unstarted side line of the spinner (-1 without one)
+        return shown_number(self.ends, self.spinner, end)
 
     def count(self) -> int:
         """The sum of the numbers at the open ends."""
@@ -90,39 +145,10 @@ class TripleState(DominoState):
 
     def placement_score(self, tile: int, end: int) -> int:
         """What placing ``tile`` at ``end`` would score (before a lucky draw's 10)."""
-        v = self.variant
-        ends = self.ends
-        if ends[0] < 0:  # the opening tile
-            new = [TILES[tile][0], TILES[tile][1], -1, -1]
-        else:
-            if self.spinner < 0 and IS_DOUBLE[tile]:
-                return v.spinner_score
-            new = ends[:]
-            new[end] = OTHER_HALF[tile][self.shown(end)]
-        n_open = 0
-        total = 0
-        for e in new:
-            if e >= 0:
-                n_open += 1
-                total += e
-        if n_open < v.min_scoring_ends or total <= 0 or total % v.count_multiple:
-            return 0
-        return v.double_score if IS_DOUBLE[tile] else v.triple_score
+        return placement_score(self.variant, self.ends, self.spinner, tile, end)
 
     def _all_placements(self, hand: int) -> List[int]:
-        if self.ends[0] < 0:
-            return [t * 4 for t in tiles_of(hand)]
-        acts = []
-        for end in range(4):
-            n = self.shown(end)
-            if n >= 0:
-                m = hand & SUIT[n]
-                while m:
-                    low = m & -m
-                    acts.append((low.bit_length() - 1) * 4 + end)
-                    m ^= low
-        acts.sort()
-        return acts
+        return placements_of(self.ends, self.spinner, hand)
 
     def placements(self) -> List[int]:
         if self.lucky >= 0:
@@ -132,14 +158,7 @@ class TripleState(DominoState):
 
     def scoring_tiles(self) -> int:
         """Mask of the tiles off the table that would have a scoring placement now."""
-        mask = 0
-        off = FULL_SET & ~self.table
-        for t in tiles_of(off):
-            for a in self._all_placements(1 << t):
-                if self.placement_score(t, a & 3) > 0:
-                    mask |= 1 << t
-                    break
-        return mask
+        return scoring_mask(self.variant, self.ends, self.spinner, FULL_SET & ~self.table)
 
     def open_numbers(self) -> int:
         """Bits n set for every number a tile could be matched against now."""
