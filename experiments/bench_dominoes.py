@@ -4,6 +4,9 @@ Measured in one run, each for ``--seconds``:
 
 * ours — Happy block dominoes (and draw mode) through the public engine API
   (``legal_actions()`` + ``apply()``, a uniform choice each move, a fresh deal each game);
+  likewise Troshin's game for 4 players in pairs (one hand, redeals included) and Triple
+  for luck with 4 players (the spinner, luck draws and scoring), to set beside the
+  ``dominoes`` package's 4-player game;
 * OpenSpiel's ``python_block_dominoes`` driven the same way from Python (chance outcomes
   sampled uniformly);
 * the ``dominoes`` package's game (4 players, as it comes), a uniform valid move each turn;
@@ -19,7 +22,7 @@ import time
 from pathlib import Path
 
 from envs.dominoes.engine import deal
-from envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
+from envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW, TRIPLE_4, TROSHIN_4_PAIRS
 
 
 def _rate(play_one, seconds: float) -> float:
@@ -83,6 +86,8 @@ def measure(seconds: float, seed: int) -> dict:
     rng = random.Random(seed)
     result = {"ours_games_per_s": _rate(ours(HAPPY_BLOCK, rng), seconds),
               "ours_draw_games_per_s": _rate(ours(HAPPY_DRAW, rng), seconds),
+              "ours_troshin4_pairs_games_per_s": _rate(ours(TROSHIN_4_PAIRS, rng), seconds),
+              "ours_triple4_games_per_s": _rate(ours(TRIPLE_4, rng), seconds),
               "clone_us": clone_us(rng), "peers": {}, "peer_errors": {}}
     for name, factory in (("openspiel_block_dominoes", openspiel_block), ("dominoes_pkg", dominoes_pkg)):
         try:
@@ -99,6 +104,8 @@ def measure(seconds: float, seed: int) -> dict:
 def format_table(r: dict) -> str:
     rows = [("pipslab Happy block (engine API)", r["ours_games_per_s"]),
             ("pipslab Happy draw (engine API)", r["ours_draw_games_per_s"]),
+            ("pipslab Troshin 4 players, pairs", r.get("ours_troshin4_pairs_games_per_s")),
+            ("pipslab Triple for luck, 4 players", r.get("ours_triple4_games_per_s")),
             ("OpenSpiel python_block_dominoes", r["peers"].get("openspiel_block_dominoes")),
             ("dominoes package (4 players)", r["peers"].get("dominoes_pkg"))]
     lines = [f"{'engine':<36} {'games/s':>10}", "-" * 47]
