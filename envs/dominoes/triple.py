@@ -33,7 +33,9 @@ from typing import List, Optional, Sequence
 from envs.errors import IllegalActionError
 
 from .engine import DRAW, PASS, PLACE, DominoState, DominoView
-from .tiles import FULL_SET, IS_DOUBLE, N_TILES, OTHER_HALF, SUIT, TILES, count, tile_name, tiles_of
+from .tiles import (
+    DOUBLES_MASK, FULL_SET, IS_DOUBLE, N_TILES, OTHER_HALF, SUIT, TILES, count, tile_name, tiles_of,
+)
 from .variants import Variant
 
 PENDING = -2  # DominoView.lucky for seats that only know a lucky tile is pending
@@ -88,12 +90,46 @@ def placements_of(ends, spinner: int, hand: int) -> List[int]:
 
 def scoring_mask(variant: Variant, ends, spinner: int, candidates: int) -> int:
     """The tiles among ``candidates`` that have a scoring placement on this table."""
-    mask = 0
-    for t in tiles_of(candidates):
-        for a in placements_of(ends, spinner, 1 << t):
-            if placement_score(variant, ends, spinner, t, a & 3) > 0:
+    v = variant
+    if ends[0] < 0:  # the opening tile
+        mask = 0
+        for t in tiles_of(candidates):
+            if placement_score(v, ends, spinner, t, 0) > 0:
                 mask |= 1 << t
-                break
+        return mask
+    shown = [shown_number(ends, spinner, end) for end in range(4)]
+    mask = 0
+    if spinner < 0:  # any double that can be placed lays the spinner
+        doubles = 0
+        for n in shown:
+            if n >= 0:
+                doubles |= candidates & SUIT[n] & DOUBLES_MASK
+        if v.spinner_score > 0:
+            mask |= doubles
+        candidates &= ~DOUBLES_MASK
+    n_open = 0
+    total = 0
+    for e in ends:
+        if e >= 0:
+            n_open += 1
+            total += e
+    k = v.count_multiple
+    for end in range(4):
+        n = shown[end]
+        if n < 0:
+            continue
+        opened = ends[end] >= 0
+        if n_open + (not opened) < v.min_scoring_ends:
+            continue
+        base = total - (ends[end] if opened else 0)
+        m = candidates & SUIT[n] & ~mask
+        while m:
+            low = m & -m
+            m ^= low
+            t = low.bit_length() - 1
+            tot = base + OTHER_HALF[t][n]
+            if tot > 0 and tot % k == 0 and (v.double_score if IS_DOUBLE[t] else v.triple_score) > 0:
+                mask |= low
     return mask
 
 
@@ -199,7 +235,12 @@ class TripleState(DominoState):
         player = self.current
         if 0 <= action < N_TILES * 4:
             tile, end = action >> 2, action & 3
-            if action not in self.placements():
+            if self.lucky >= 0 or self.ends[0] < 0:
+                ok = action in self.placements()
+            else:
+                n = self.shown(end)
+                ok = n >= 0 and self.hands[player] >> tile & 1 and OTHER_HALF[tile][n] >= 0
+            if not ok:
                 self._illegal(action, self._why_not(tile, end))
             left, right = self.ends[0], self.ends[1]
             if self.lucky >= 0:
