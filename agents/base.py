@@ -26,6 +26,9 @@ class Observation:
     view: Any
     legal_actions: Sequence[int]
     num_actions: int
+    # The true state, given only to agents that declare ``sees_hidden_state`` (the labelled
+    # cheating "oracle"); None for every fair agent.
+    state: Any = None
 
     @property
     def action_mask(self) -> np.ndarray:
@@ -38,6 +41,9 @@ class Agent:
     """Base class: subclasses implement :meth:`act`."""
 
     name: str = "agent"
+    # True only for the labelled cheating upper bound ("oracle"): the game loop then puts a
+    # copy of the true state in ``observation.state``.
+    sees_hidden_state: bool = False
 
     def act(self, observation: Observation, rng: np.random.Generator) -> int:
         raise NotImplementedError

@@ -219,7 +219,9 @@ def play_game(spec: GameSpec, options: dict, seat_agents: Sequence[Agent], deal_
             continue
         p = state.current_player
         legal = state.legal_actions()
-        action = seat_agents[p].act(Observation(p, state.observe(p), legal, num_actions), agent_rng)
+        agent = seat_agents[p]
+        truth = state.clone() if agent.sees_hidden_state else None
+        action = agent.act(Observation(p, state.observe(p), legal, num_actions, truth), agent_rng)
         if on_move is not None:
             on_move(state, p, action)
         state.apply(action)
