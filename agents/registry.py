@@ -93,5 +93,6 @@ _BUILTIN_MODULES = [
     "agents.random_agent",
     "agents.dominoes",
     "agents.human",
+    "agents.search_dominoes",
     "agents.backgammon",
 ]

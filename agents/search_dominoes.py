@@ -1,0 +1,191 @@
+"""Search agents for dominoes: ``pimc``, ``ismcts`` and the cheating ``oracle``.
+
+* ``pimc`` — Perfect Information Monte Carlo: for each decision, sample worlds with
+  ``sample_world(view, rng)``, solve each exactly (``agents.solver``), play the move with
+  the best average value.  Parameters: ``samples`` (default 30), ``time`` (seconds per
+  move; when given, samples until the time is up, ``samples`` then being a minimum of 1),
+  ``objective`` (``wdl`` or ``margin``, default ``margin``).
+* ``ismcts`` — single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012):
+  every iteration determinizes with ``sample_world``, descends one tree over the observer's
+  information sets with UCB1 using availability counts, expands one node, finishes the game
+  with uniformly random moves and backs the result up.  Works for every domino variant and
+  player count.  Parameters: ``iters`` (default 1000), ``time`` (seconds per move), ``c``
+  (exploration, default 0.7).
+* ``oracle`` — **cheats**: sees every hand and the boneyard order and plays the exact
+  solver's move.  Only an upper bound for tables; never a fair opponent.
+
+The fair agents plan only from the view in their observation; none reads the true state.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import numpy as np
+
+from envs.dominoes.engine import sample_world
+from envs.errors import PipslabError
+
+from .base import Agent, Observation
+from .registry import register
+from .solver import Solver
+
+
+class PIMCAgent(Agent):
+    name = "pimc"
+
+    def __init__(self, samples: int = 30, time: float | None = None, objective: str = "margin"):
+        if samples < 1:
+            raise PipslabError(f"pimc: samples must be at least 1, got {samples}")
+        if time is not None and time <= 0:
+            raise PipslabError(f"pimc: time must be positive, got {time}")
+        self.samples = samples
+        self.time = time
+        self.solver = Solver(objective)
+
+    def act(self, observation: Observation, rng: np.random.Generator) -> int:
+        legal = observation.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        view = observation.view
+        totals = dict.fromkeys(legal, 0.0)
+        deadline = None if self.time is None else time.perf_counter() + self.time
+        n = 0
+        while True:
+            world = sample_world(view, rng)
+            for a, v in self.solver.move_values(world).items():
+                totals[a] += v
+            n += 1
+            if deadline is None:
+                if n >= self.samples:
+                    break
+            elif time.perf_counter() >= deadline:
+                break
+        best = max(totals.values())
+        return min(a for a, v in totals.items() if v == best)
+
+
+class _Node:
+    __slots__ = ("children", "visits", "avail", "total", "player")
+
+    def __init__(self, player: int):
+        self.children = {}
+        self.visits = 0
+        self.avail = 1
+        self.total = 0.0
+        self.player = player  # the seat that chose the action leading here
+
+
+class ISMCTSAgent(Agent):
+    name = "ismcts"
+
+    def __init__(self, iters: int = 1000, time: float | None = None, c: float = 0.7):
+        if iters < 1:
+            raise PipslabError(f"ismcts: iters must be at least 1, got {iters}")
+        if time is not None and time <= 0:
+            raise PipslabError(f"ismcts: time must be positive, got {time}")
+        self.iters = iters
+        self.time = time
+        self.c = c
+
+    def act(self, observation: Observation, rng: np.random.Generator) -> int:
+        legal = observation.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        view = observation.view
+        root = _Node(-1)
+        c = self.c
+        log = math.log
+        sqrt = math.sqrt
+        deadline = None if self.time is None else time.perf_counter() + self.time
+        # a fast stream for the inner loops, seeded from the caller's generator
+        fast = random.Random(int(rng.integers(1 << 62)))
+        it = 0
+        while True:
+            world = sample_world(view, fast)
+            node = root
+            path = []
+            # selection and expansion
+            while not world.terminal:
+                acts = world.legal_actions()
+                children = node.children
+                untried = [a for a in acts if a not in children]
+                if untried:
+                    a = untried[fast.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                    for b in acts:
+                        if b in children:
+                            children[b].avail += 1
+                    child = _Node(world.current)
+                    children[a] = child
+                    world.apply(a)
+                    path.append(child)
+                    break
+                best_score, best_a = -1e18, acts[0]
+                for b in acts:
+                    ch = children[b]
+                    ch.avail += 1
+                for b in acts:
+                    ch = children[b]
+                    score = ch.total / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
+                    if score > best_score:
+                        best_score, best_a = score, b
+                node = children[best_a]
+                world.apply(best_a)
+                path.append(node)
+            # rollout
+            while not world.terminal:
+                acts = world.legal_actions()
+                world.apply(acts[fast.randrange(len(acts))] if len(acts) > 1 else acts[0])
+            returns = world.returns()
+            for nd in path:
+                nd.visits += 1
+                nd.total += returns[nd.player]
+            it += 1
+            if deadline is None:
+                if it >= self.iters:
+                    break
+            elif time.perf_counter() >= deadline:
+                break
+        best_visits, best_a = -1, legal[0]
+        for a in legal:
+            ch = root.children.get(a)
+            if ch is not None and ch.visits > best_visits:
+                best_visits, best_a = ch.visits, a
+        return best_a
+
+
+class OracleAgent(Agent):
+    """Cheats: plays the exact solver's move on the true state (an upper bound, not a player)."""
+
+    name = "oracle"
+    sees_hidden_state = True
+
+    def __init__(self, objective: str = "margin"):
+        self.solver = Solver(objective)
+
+    def act(self, observation: Observation, rng: np.random.Generator) -> int:
+        legal = observation.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        state = observation.state
+        if state is None:
+            raise PipslabError("the oracle needs the true state: run it through pipslab's game loop")
+        values = self.solver.move_values(state)
+        best = max(values.values())
+        return min(a for a, v in values.items() if v == best)
+
+
+@register("pimc", games=["happy"])
+def _make_pimc(game: str, **params) -> PIMCAgent:
+    return PIMCAgent(**params)
+
+
+@register("ismcts", games=["happy", "troshin", "triple"])
+def _make_ismcts(game: str, **params) -> ISMCTSAgent:
+    return ISMCTSAgent(**params)
+
+
+@register("oracle", games=["happy"])
+def _make_oracle(game: str, **params) -> OracleAgent:
+    return OracleAgent(**params)
