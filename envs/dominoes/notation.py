@@ -240,8 +240,11 @@ def _parse_match(variant, fields, state, rng):
     target = _int(fields.get("target", str(variant.match_target)), "target")
     if hand_index < 0 or target < 1:
         raise PositionError("hand must be 0 or more and target at least 1")
-    if max(scores) >= target:
-        raise PositionError(f"match={fields['match']!r}: a side already has {target} points: the match is over")
+    if max(scores) >= target and not state.is_terminal:
+        raise PositionError(f"match={fields['match']!r}: a side already has {target} points, so the match "
+                            "is over, but this hand is not finished")
+    if sorted(scores)[-2:].count(max(scores)) > 1 and max(scores) >= target:
+        raise PositionError(f"match={fields['match']!r}: two sides cannot both win the match")
     return TroshinMatch(variant, state, rng if rng is not None else random.Random(0), scores=scores,
                         hand_index=hand_index, target=target)
 
