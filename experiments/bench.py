@@ -12,6 +12,7 @@ from envs.errors import PipslabError
 # game -> module with ``add_arguments(parser)`` and ``run(args)``
 BENCHMARKS = {
     "dominoes": "experiments.bench_dominoes",
+    "harness": "experiments.bench_harness",
     "backgammon": "experiments.bench_backgammon",
 }
 

@@ -1,41 +1,66 @@
-"""Play many games between agents and tabulate who wins.
+"""The evaluation harness: play many games between agents and tabulate who wins.
 
 ``pipslab tournament [GAME] --agents A,B,C --games N --seed S --out DIR``
 
-Every pair of agents meets (round robin); ``--games`` is the total number of games,
-spread evenly over the pairings.  With duplicate deals (the default) games come in
-twins: the same deal played twice with the seats swapped, so the luck of the deal
-cancels.  Prints a table per agent and writes to DIR (default ``results/tournament-GAME``):
-
-* ``games.csv``   — one row per game (``game_id`` unique; seats, agents, seeds, moves,
-  winner, remaining pips of every hand, blocked, passes, draws, duration);
-* ``summary.csv`` — one row per agent: ``agent, games, wins, draws, losses, win_rate,
-  win_rate_low, win_rate_high, score, avg_pips_left, avg_opp_pips_left, avg_pip_diff,
-  blocked_share`` (the interval is Wilson's at 95%);
-* ``pairings.csv`` and ``summary.md``.
+* **Formats**: ``--format round-robin`` (default: every combination of agents meets) or
+  ``--format gauntlet`` (``--hero`` — default the first agent — against the field).  Any
+  number of seats; in pairs games each agent plays as a team.  Seats are rotated so every
+  agent plays every seat equally.
+* **Duplicate deals** (default; ``--no-duplicate`` turns them off): each deal (shuffle,
+  dice) is replayed with the agents rotated round the table (for 2 players: swapped), so
+  the luck of the deal cancels.  Game ``i`` of seed ``S`` always has the same deal, seats
+  and seeds (see :mod:`experiments.seedplan`), so ``pipslab play GAME --replay ID --from
+  DIR`` replays any game exactly.
+* **Records**: one row per game appended to ``DIR/games.csv`` as games finish (flushed at
+  once, fsynced at least every second and at the end): ``game_id`` (unique), game, variant,
+  options, deal, seeds, seats and agents, moves, result, winner, returns, pips left and
+  points of every seat, blocked, passes, draws, duration.  At the end the file is
+  rewritten sorted by ``game_id``.
+* **Tables**: ``summary.csv`` (one row per agent: ``agent, games, wins, draws, losses,
+  win_rate, win_rate_low, win_rate_high`` (Wilson 95%), ``score, avg_pips_left,
+  avg_opp_pips_left, avg_pip_diff, avg_points, blocked_share, blocked_win_rate`` and, for
+  backgammon, gammon and backgammon rates), ``pairings.csv`` (head to head),
+  ``ratings.csv`` (Bradley–Terry on the Elo scale with bootstrap intervals), ``summary.md``;
+  plots ``head_to_head.png``, ``ratings.png``, ``pip_margins.png`` (``--no-plots`` skips).
+* **Parallel**: ``--workers N`` processes (default: all cores); ``--backend ray`` runs the
+  same games as Ray tasks.  Records do not depend on either.
+* **Resumable**: ``--resume`` continues an interrupted run in the same folder with the
+  same seed plan — no game is played twice or lost.  Ctrl-C stops cleanly and prints the
+  command that resumes.
+* **Config files**: ``--config FILE.toml`` (keys as the flags: ``game, mode, agents,
+  games, seed, format, hero, duplicate, workers, backend, out, players, pairs, options,
+  imports``); flags given on the command line win.  Ready ones: ``experiments/configs/``.
 
 With no arguments it runs the embedded default: Happy block dominoes, ``random``,
 ``heaviest`` and ``suits``, 600 games, seed 0.
 """
 from __future__ import annotations
 
-import itertools
-import math
+import csv
+import json
 import os
+import shlex
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional, Sequence, Tuple
 
-import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from agents.registry import make_agent
 from envs.errors import PipslabError
 
-from .games import game_spec, play_game
+from .executors import BACKENDS, chunked, default_workers, make_executor
+from .games import game_spec
+from .ratings import wilson_interval  # noqa: F401  (re-exported: tests and notebooks import it here)
+from .seedplan import FORMATS, Plan, Task, game_units, options_json
+from .summary import (format_table, head_to_head, pairwise_rows, pip_margins, ratings_table, summarize,
+                      summarize_pairings, unit_rows)
 
 DEFAULT_AGENTS = ["random", "heaviest", "suits"]
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+MANIFEST_VERSION = 1
 
 
 @dataclass
@@ -48,21 +73,70 @@ class TournamentArgs:
     mode: str = "block"
     duplicate: bool = True
     progress: bool = True
+    fmt: str = "round-robin"
+    hero: Optional[str] = None          # gauntlet: the agent against the field (default: first)
+    workers: int = 1                    # the CLI's default is every core
+    backend: str = "process"
+    resume: bool = False
+    plots: bool = True
+    extra_options: Dict[str, object] = field(default_factory=dict)   # --players, --pairs, --option
+    imports: Tuple[str, ...] = ()       # modules to import first (they may register agents)
+    fsync_every_s: float = 1.0
+    bootstrap: int = 200
+    config: Optional[str] = None        # only to reproduce the command line
 
     def options(self) -> dict:
-        return {"mode": self.mode} if self.game == "happy" else {}
+        opts = {"mode": self.mode} if self.game == "happy" else {}
+        opts.update(self.extra_options)
+        return opts
+
+    def label(self) -> str:
+        return game_spec(self.game).variant_label(self.options())
+
+    def out_dir(self) -> Path:
+        return Path(self.out or f"results/tournament-{self.label()}")
+
+    def command(self, resume: bool = True) -> str:
+        """The command line that runs (or resumes) this tournament."""
+        parts = ["pipslab", "tournament", self.game, "--agents", ",".join(self.agents),
+                 "--games", str(self.games), "--seed", str(self.seed), "--out", str(self.out_dir())]
+        if self.game == "happy":
+            parts += ["--mode", self.mode]
+        for key, value in self.extra_options.items():
+            parts += ["--option", f"{key}={json.dumps(value) if isinstance(value, bool) else value}"]
+        if self.fmt != "round-robin":
+            parts += ["--format", self.fmt]
+        if self.hero:
+            parts += ["--hero", self.hero]
+        if not self.duplicate:
+            parts.append("--no-duplicate")
+        for module in self.imports:
+            parts += ["--import", module]
+        parts += ["--workers", str(self.workers)]
+        if self.backend != "process":
+            parts += ["--backend", self.backend]
+        if resume:
+            parts.append("--resume")
+        return shlex.join(parts)
 
 
-# ------------------------------------------------------------------ statistics
-def wilson_interval(successes: float, n: int, z: float = 1.959963984540054):
-    """Wilson score interval for a proportion; (nan, nan) when n == 0."""
-    if n <= 0:
-        return float("nan"), float("nan")
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+class TournamentInterrupted(KeyboardInterrupt):
+    def __init__(self, done: int, total: int, command: str):
+        super().__init__(f"interrupted after {done} games; resume with: {command}")
+        self.done, self.total, self.command = done, total, command
+
+
+class TournamentResult:
+    """``games, summary, pairings = result`` unpacks; ratings and paths are attributes."""
+
+    def __init__(self, games, summary, pairings, ratings, out: Path, played: int, files: List[str]):
+        self.games, self.summary, self.pairings, self.ratings = games, summary, pairings, ratings
+        self.out, self.played, self.files = out, played, files
+        self.timings: Dict[str, float] = {}   # seconds: "games" (playing + records), "tables" (the rest)
+        self.cpu_timings: Dict[str, float] = {}   # the same in CPU seconds of this process
+
+    def __iter__(self):
+        return iter((self.games, self.summary, self.pairings))
 
 
 def split_agent_list(text: str) -> List[str]:
@@ -78,163 +152,405 @@ def split_agent_list(text: str) -> List[str]:
     return specs
 
 
-# ------------------------------------------------------------------ schedule
 def schedule(n_agents: int, players: int, games: int, duplicate: bool):
-    """Yield ``(game_index, deal_index, seat_order)`` — seat_order[k] is the agent at seat k."""
-    if players != 2:
-        raise PipslabError("this tournament runs 2-seat games; multi-seat tables come with the harness issue")
-    pairings = list(itertools.combinations(range(n_agents), 2))
+    """Yield ``(game_index, deal_index, seat_order)`` of a ``players``-seat game without teams."""
+    plan = Plan(n_agents, [[s] for s in range(players)], "round-robin", duplicate)
     for i in range(games):
-        if duplicate:
-            deal_index, swap = i // 2, i % 2
-            a, b = pairings[deal_index % len(pairings)]
-        else:
-            deal_index = i
-            a, b = pairings[i % len(pairings)]
-            swap = (i // len(pairings)) % 2
-        yield i, deal_index, ((b, a) if swap else (a, b))
+        deal, _, seats = plan.game(i)
+        yield i, deal, tuple(seats)
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
 
 
+# ------------------------------------------------------------------ records on disk
+def _manifest(args: TournamentArgs) -> dict:
+    return {"version": MANIFEST_VERSION, "game": args.game, "options": args.options(), "agents": list(args.agents),
+            "seed": args.seed, "format": args.fmt, "hero": _hero_index(args), "duplicate": args.duplicate,
+            "games": args.games, "imports": list(args.imports)}
+
+
+_PLAN_KEYS = ("version", "game", "options", "agents", "seed", "format", "hero", "duplicate")
+
+
+def _hero_index(args: TournamentArgs) -> int:
+    if args.hero is None:
+        return 0
+    if args.hero not in args.agents:
+        raise PipslabError(f"--hero {args.hero!r} is not one of the agents {args.agents}")
+    return args.agents.index(args.hero)
+
+
+def _read_existing(path: Path) -> Tuple[List[str], set]:
+    """Header and game ids already on disk; a torn last line (a kill mid-write) is cut off."""
+    if not path.exists() or path.stat().st_size == 0:
+        return [], set()
+    with open(path, "rb+") as f:
+        data = f.read()
+        if not data.endswith(b"\n"):
+            cut = data.rfind(b"\n") + 1
+            f.seek(cut)
+            f.truncate()
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader, [])
+        if "game_id" not in header:
+            return [], set()
+        k = header.index("game_id")
+        ids = set()
+        for row in reader:
+            if len(row) == len(header):
+                ids.add(int(row[k]))
+    return header, ids
+
+
+class _GameLog:
+    """Appends records to games.csv.
+
+    Records are flushed to the OS at least every ``flush_every_s`` (so a killed process
+    loses at most that much play, which ``--resume`` plays again) and fsynced at least every
+    ``fsync_every_s`` and on close.  :meth:`write` returns how many games reached the file
+    with this call: the progress bar counts a game only once it is there.
+    """
+
+    def __init__(self, path: Path, header: List[str], fsync_every_s: float, flush_every_s: float = 0.05):
+        self.path, self.header = path, list(header)
+        self.header_t = tuple(header)
+        self.file = open(path, "a", newline="")
+        self.writer = csv.writer(self.file)
+        self.fsync_every_s, self.flush_every_s = fsync_every_s, flush_every_s
+        self.last_sync = self.last_flush = time.monotonic()
+        self.pending = 0
+        self.warned = False
+
+    def write(self, records: Sequence[dict]) -> int:
+        if not records:
+            return 0
+        if not self.header:
+            self.header = list(records[0])
+            self.header_t = tuple(self.header)
+            self.writer.writerow(self.header)
+        writerow, header_t = self.writer.writerow, self.header_t
+        for rec in records:
+            if tuple(rec) == header_t:
+                writerow(rec.values())
+            else:
+                if not self.warned and set(rec) - set(self.header):
+                    self.warned = True
+                    sys.stderr.write(f"warning: record fields {sorted(set(rec) - set(self.header))} are not in "
+                                     f"{self.path.name}'s header and are not saved\n")
+                writerow([rec.get(c) for c in self.header])
+        self.pending += len(records)
+        now = time.monotonic()
+        if now - self.last_flush >= self.flush_every_s:
+            return self.flush(now)
+        return 0
+
+    def flush(self, now: Optional[float] = None) -> int:
+        now = time.monotonic() if now is None else now
+        self.file.flush()
+        self.last_flush = now
+        if now - self.last_sync >= self.fsync_every_s:
+            os.fsync(self.file.fileno())
+            self.last_sync = now
+        done, self.pending = self.pending, 0
+        return done
+
+    def close(self) -> int:
+        if self.file.closed:
+            return 0
+        done = self.flush()
+        os.fsync(self.file.fileno())
+        self.file.close()
+        return done
+
+
+def read_games(path: Path, with_order: bool = False):
+    """games.csv as a DataFrame sorted by ``game_id`` (and, with ``with_order``, whether the
+    file already was)."""
+    df = pd.read_csv(path, dtype={"winner": str, "winners": str, "options": str}, keep_default_na=False)
+    was_sorted = bool(df["game_id"].is_monotonic_increasing)
+    if not was_sorted:
+        df = df.sort_values("game_id", kind="stable").reset_index(drop=True)
+    return (df, was_sorted) if with_order else df
+
+
 # ------------------------------------------------------------------ run
-def run_tournament(args: TournamentArgs):
-    """Play the tournament; returns ``(games_df, summary_df, pairings_df)`` and writes the files."""
+def _validate(args: TournamentArgs) -> None:
     if args.games < 1:
         raise PipslabError(f"--games must be at least 1, got {args.games}")
-    spec = game_spec(args.game)
-    options = args.options()
-    label = spec.variant_label(options)
     if len(args.agents) < 2:
         raise PipslabError("a tournament needs at least two agents (--agents A,B)")
     if len(set(args.agents)) != len(args.agents):
         raise PipslabError(f"agent names repeat in {args.agents}: give each agent once")
-    agents = [make_agent(name, args.game) for name in args.agents]
-    players = spec.players(options)
-    rows = []
-    plan = list(schedule(len(agents), players, args.games, args.duplicate))
-    for i, deal_index, order in tqdm(plan, desc=f"{label} tournament", unit="game",
-                                     disable=not args.progress, leave=False):
-        seat_agents = [agents[k] for k in order]
-        deal_seed = [args.seed, 0, deal_index]
-        agent_seed = [args.seed, 1, i]
-        state, moves, seconds = play_game(spec, options, seat_agents, deal_seed, agent_seed)
-        result = state.result()
-        winner = result["winner"]
-        row = {
-            "game_id": i, "game": args.game, "variant": label, "deal_id": deal_index,
-            "deal_seed": "-".join(map(str, deal_seed)), "agent_seed": "-".join(map(str, agent_seed)),
-            "moves": moves,
-            "winner_seat": -1 if winner is None else winner,
-            "winner": "" if winner is None else seat_agents[winner].name,
-            "result": "draw" if winner is None else "win",
-        }
-        for seat, agent in enumerate(seat_agents):
-            row[f"seat{seat}"] = agent.name
-        for seat, pips in enumerate(result["pips_left"]):
-            row[f"pips_left_{seat}"] = pips
-        row.update(spec.stats(state))
-        row["duration_s"] = round(seconds, 6)
-        rows.append(row)
-    games_df = pd.DataFrame(rows)
-    summary_df = summarize(games_df, args.agents, players)
-    pairings_df = summarize_pairings(games_df, args.agents)
-    out = Path(args.out or f"results/tournament-{label}")
+    if args.fmt not in FORMATS:
+        raise PipslabError(f"unknown tournament format {args.fmt!r}; expected {' or '.join(FORMATS)}")
+    if args.backend not in BACKENDS:
+        raise PipslabError(f"unknown backend {args.backend!r}; expected {' or '.join(BACKENDS)}")
+    if args.workers < 1:
+        raise PipslabError(f"--workers must be at least 1, got {args.workers}")
+
+
+def run_tournament(args: TournamentArgs) -> TournamentResult:
+    """Play the tournament (or what is left of it, with ``resume``), write every file,
+    return the tables.  Raises :class:`TournamentInterrupted` on Ctrl-C, records saved."""
+    _validate(args)
+    import importlib
+    for module in args.imports:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise PipslabError(f"cannot import {module!r}: {exc}") from None
+    spec = game_spec(args.game)
+    options = args.options()
+    label = spec.variant_label(options)
+    task = Task(args.game, options_json(options), tuple(args.agents), args.seed, args.fmt, args.duplicate,
+                _hero_index(args), tuple(args.imports))
+    # build every agent once here: a bad spec fails now, with one line, before any worker starts
+    from agents.registry import make_agent
+    for name in args.agents:
+        make_agent(name, args.game)
+    units = game_units(spec, options)
+    Plan(len(args.agents), units, args.fmt, args.duplicate, task.hero)
+
+    out = args.out_dir()
     out.mkdir(parents=True, exist_ok=True)
-    _atomic_write(out / "games.csv", games_df.to_csv(index=False))
+    games_path, manifest_path = out / "games.csv", out / "run.json"
+    manifest = _manifest(args)
+    header: List[str] = []
+    done: set = set()
+    if args.resume and games_path.exists():
+        if manifest_path.exists():
+            old = json.loads(manifest_path.read_text())
+            diff = [k for k in _PLAN_KEYS if old.get(k) != manifest.get(k)]
+            if diff:
+                what = "; ".join(f"{k}: {old.get(k)!r} there, {manifest.get(k)!r} here" for k in diff)
+                raise PipslabError(f"--resume: {out} holds a different tournament ({what}); "
+                                   "use the same arguments or another --out")
+        header, done = _read_existing(games_path)
+        beyond = [i for i in done if i >= args.games]
+        if beyond:
+            raise PipslabError(f"--resume: {out} already holds games up to id {max(done)}; "
+                               f"--games {args.games} is smaller")
+    else:
+        for stale in ("games.csv",):
+            if (out / stale).exists():
+                (out / stale).unlink()
+    _atomic_write(manifest_path, json.dumps(manifest, indent=2) + "\n")
+
+    todo = [i for i in range(args.games) if i not in done]
+    played = 0
+    t0, c0 = time.perf_counter(), time.process_time()
+    if todo:
+        workers = min(args.workers, max(1, len(todo)))
+        if args.backend == "ray":
+            size = max(1, min(500, len(todo) // (workers * 4)))
+        elif workers > 1:
+            size = max(1, min(50, len(todo) // (workers * 16)))
+        else:
+            size = 16
+        log = _GameLog(games_path, header, args.fsync_every_s)
+        bar = tqdm(total=args.games, initial=len(done), desc=f"{label} tournament", unit="game",
+                   disable=not args.progress, leave=False, dynamic_ncols=True, smoothing=0.1)
+        executor = None
+        try:
+            executor = make_executor(task, workers, args.backend)
+            for records in executor.run(chunked(todo, size)):
+                counted = log.write(records)
+                if counted:
+                    bar.update(counted)
+                played += len(records)
+            bar.update(log.close())
+        except KeyboardInterrupt:
+            if executor is not None:
+                executor.terminate()
+            log.close()
+            bar.close()
+            raise TournamentInterrupted(len(done) + played, args.games, args.command()) from None
+        finally:
+            if executor is not None:
+                executor.close()
+            log.close()
+            bar.close()
+
+    t1, c1 = time.perf_counter(), time.process_time()
+    games_df, was_sorted = read_games(games_path, with_order=True)
+    if len(games_df) != args.games or not games_df["game_id"].is_unique:
+        raise PipslabError(f"{games_path} holds {len(games_df)} games ({games_df['game_id'].nunique()} distinct), "
+                           f"expected {args.games}")
+    if not was_sorted:   # parallel or resumed runs append in arrival order; the final file is in id order
+        _atomic_write(games_path, games_df.to_csv(index=False))
+    result = _write_tables(args, games_df, units, label, out, played)
+    result.timings = {"games": t1 - t0, "tables": time.perf_counter() - t1}
+    result.cpu_timings = {"games": c1 - c0, "tables": time.process_time() - c1}
+    return result
+
+
+def _write_tables(args: TournamentArgs, games_df: pd.DataFrame, units, label: str, out: Path,
+                  played: int) -> TournamentResult:
+    rows = unit_rows(games_df, units)
+    pairs = pairwise_rows(games_df, units)
+    summary_df = summarize(games_df, args.agents, units, rows)
+    pairings_df = summarize_pairings(games_df, args.agents, units, pairs)
+    ratings_df = ratings_table(pairs, args.agents, seed=args.seed, n_boot=args.bootstrap)
     _atomic_write(out / "summary.csv", summary_df.to_csv(index=False))
     _atomic_write(out / "pairings.csv", pairings_df.to_csv(index=False))
-    _atomic_write(out / "summary.md", f"# {label}: {args.games} games, seed {args.seed}\n\n"
-                  + summary_df.to_markdown(index=False, floatfmt=".3f") + "\n\n"
-                  + pairings_df.to_markdown(index=False, floatfmt=".3f") + "\n")
-    return games_df, summary_df, pairings_df
+    _atomic_write(out / "ratings.csv", ratings_df.to_csv(index=False))
+    files = ["games.csv", "summary.csv", "pairings.csv", "ratings.csv", "summary.md"]
+    if args.plots:
+        from .plots import write_plots
+        files += write_plots(out, label, head_to_head(pairings_df, args.agents), ratings_df,
+                             pip_margins(games_df, units))
+    how = f"{args.fmt}, {'duplicate deals' if args.duplicate else 'fresh deals'}"
+    md = [f"# {label}: {len(games_df)} games, seed {args.seed} ({how})", "",
+          f"`{args.command(resume=False)}`", "", "## Agents", "",
+          summary_df.to_markdown(index=False, floatfmt=".3f"), "",
+          "Win rates with Wilson 95% intervals; pips are the hand's (team's) pips left at the end.", "",
+          "## Ratings", "", ratings_df.to_markdown(index=False, floatfmt=".1f"), "",
+          f"Bradley–Terry on the Elo scale (mean 0), {args.bootstrap} bootstrap resamples of the games.", "",
+          "## Head to head", "", pairings_df.to_markdown(index=False, floatfmt=".3f"), ""]
+    if args.plots:
+        md += ["## Plots", "", "![head to head](head_to_head.png)", "![ratings](ratings.png)",
+               "![pip margins](pip_margins.png)", ""]
+    _atomic_write(out / "summary.md", "\n".join(md))
+    return TournamentResult(games_df, summary_df, pairings_df, ratings_df, out, played, files)
 
 
-def _seat_rows(games_df: pd.DataFrame, players: int) -> pd.DataFrame:
-    """One row per (game, seat): the agent there, its outcome and the pips."""
-    parts = []
-    for seat in range(players):
-        opp = [f"pips_left_{s}" for s in range(players) if s != seat]
-        part = pd.DataFrame({
-            "game_id": games_df["game_id"],
-            "agent": games_df[f"seat{seat}"],
-            "win": games_df["winner_seat"] == seat,
-            "draw": games_df["winner_seat"] == -1,
-            "pips_left": games_df[f"pips_left_{seat}"],
-            "opp_pips_left": games_df[opp].mean(axis=1),
-            "blocked": games_df["blocked"] if "blocked" in games_df else False,
-        })
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True)
+# ------------------------------------------------------------------ config files
+_CONFIG_KEYS = {"game", "mode", "agents", "games", "seed", "format", "hero", "duplicate", "workers", "backend",
+                "out", "players", "pairs", "options", "imports", "plots", "progress"}
 
 
-def summarize(games_df: pd.DataFrame, agent_names: List[str], players: int) -> pd.DataFrame:
-    seats = _seat_rows(games_df, players)
-    rows = []
-    for name in agent_names:
-        s = seats[seats["agent"] == name]
-        n = len(s)
-        wins, draws = int(s["win"].sum()), int(s["draw"].sum())
-        low, high = wilson_interval(wins, n)
-        rows.append({
-            "agent": name, "games": n, "wins": wins, "draws": draws, "losses": n - wins - draws,
-            "win_rate": wins / n if n else float("nan"), "win_rate_low": low, "win_rate_high": high,
-            "score": (wins + 0.5 * draws) / n if n else float("nan"),
-            "avg_pips_left": s["pips_left"].mean(), "avg_opp_pips_left": s["opp_pips_left"].mean(),
-            "avg_pip_diff": (s["pips_left"] - s["opp_pips_left"]).mean(),
-            "blocked_share": s["blocked"].mean(),
-        })
-    return pd.DataFrame(rows)
+def load_config(path_text: str) -> dict:
+    path = Path(path_text)
+    if not path.exists() and not path.suffix and (CONFIG_DIR / f"{path_text}.toml").exists():
+        path = CONFIG_DIR / f"{path_text}.toml"
+    if not path.exists():
+        raise PipslabError(f"no config file {path_text!r} (ready ones: "
+                           f"{', '.join(sorted(p.stem for p in CONFIG_DIR.glob('*.toml')))})")
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise PipslabError("reading TOML configs needs Python 3.11+ or the tomli package") from None
+    try:
+        data = tomllib.loads(path.read_text())
+    except Exception as exc:  # noqa: BLE001 - any parse error is the user's file
+        raise PipslabError(f"{path}: not valid TOML: {exc}") from None
+    data = dict(data.get("tournament", data))
+    unknown = set(data) - _CONFIG_KEYS
+    if unknown:
+        raise PipslabError(f"{path}: unknown keys {', '.join(sorted(unknown))}; known: {', '.join(sorted(_CONFIG_KEYS))}")
+    return data
 
 
-def summarize_pairings(games_df: pd.DataFrame, agent_names: List[str]) -> pd.DataFrame:
-    rows = []
-    for a, b in itertools.combinations(agent_names, 2):
-        g = games_df[((games_df["seat0"] == a) & (games_df["seat1"] == b))
-                     | ((games_df["seat0"] == b) & (games_df["seat1"] == a))]
-        n = len(g)
-        a_wins = int((g["winner"] == a).sum())
-        b_wins = int((g["winner"] == b).sum())
-        low, high = wilson_interval(a_wins, n)
-        rows.append({"agent": a, "opponent": b, "games": n, "wins": a_wins, "draws": n - a_wins - b_wins,
-                     "losses": b_wins, "win_rate": a_wins / n if n else float("nan"),
-                     "win_rate_low": low, "win_rate_high": high})
-    return pd.DataFrame(rows)
+def _parse_value(text: str):
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
 
 
-def format_table(summary_df: pd.DataFrame) -> str:
-    cols = ["agent", "games", "wins", "draws", "losses", "win_rate", "win_rate_low", "win_rate_high",
-            "avg_pips_left", "avg_pip_diff"]
-    return summary_df[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}")
+def args_from_namespace(ns) -> TournamentArgs:
+    """Flags given on the command line, then the config file, then the defaults."""
+    cfg = load_config(ns.config) if ns.config else {}
+
+    def pick(flag, key, default):
+        value = getattr(ns, flag, None)
+        if value is not None:
+            return value
+        return cfg.get(key, default)
+
+    agents = pick("agents", "agents", None)
+    if agents is None:
+        agents = list(DEFAULT_AGENTS)
+    elif isinstance(agents, str):
+        agents = split_agent_list(agents)
+    else:
+        agents = [str(a) for a in agents]
+    extra = dict(cfg.get("options", {}))
+    players = pick("players", "players", None)
+    if players is not None:
+        extra["players"] = int(players)
+    pairs = True if ns.pairs else cfg.get("pairs")
+    if pairs is not None:
+        extra["pairs"] = bool(pairs)
+    for item in ns.option or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise PipslabError(f"bad --option {item!r}: expected KEY=VALUE")
+        extra[key.strip()] = _parse_value(value.strip())
+    duplicate = False if ns.no_duplicate else bool(cfg.get("duplicate", True))
+    imports = tuple(cfg.get("imports", ())) + tuple(ns.imports or ())
+    return TournamentArgs(
+        game=pick("game", "game", "happy"), agents=agents, games=int(pick("games", "games", 600)),
+        seed=int(pick("seed", "seed", 0)), out=pick("out", "out", None), mode=pick("mode", "mode", "block"),
+        duplicate=duplicate, progress=not ns.no_progress and bool(cfg.get("progress", True)),
+        fmt=pick("format", "format", "round-robin"), hero=pick("hero", "hero", None),
+        workers=int(pick("workers", "workers", default_workers())), backend=pick("backend", "backend", "process"),
+        resume=ns.resume, plots=not ns.no_plots and bool(cfg.get("plots", True)), extra_options=extra,
+        imports=imports, config=ns.config)
 
 
 # ------------------------------------------------------------------ CLI
 def add_arguments(parser) -> None:
-    parser.add_argument("game", nargs="?", default="happy", help="game to play (default: happy)")
-    parser.add_argument("--agents", default=",".join(DEFAULT_AGENTS),
+    parser.add_argument("game", nargs="?", default=None, help="game to play (default: happy)")
+    parser.add_argument("--agents", default=None,
                         help="comma-separated agent specs, e.g. heaviest,random or pimc:samples=50 "
                              f"(default: {','.join(DEFAULT_AGENTS)})")
-    parser.add_argument("--games", type=int, default=600, help="total games (default 600)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents' choices")
+    parser.add_argument("--games", type=int, default=None, help="total games (default 600)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents' choices (default 0)")
     parser.add_argument("--out", default=None, help="output folder (default results/tournament-VARIANT)")
-    parser.add_argument("--mode", default="block", choices=["block", "draw"], help="Happy dominoes mode")
+    parser.add_argument("--mode", default=None, choices=["block", "draw"], help="Happy dominoes mode (default block)")
+    parser.add_argument("--players", type=int, default=None, help="seats, for games that take 2-4 players")
+    parser.add_argument("--pairs", action="store_true", help="four players as two pairs (partners opposite)")
+    parser.add_argument("--option", action="append", metavar="KEY=VALUE",
+                        help="another game option (repeatable), e.g. --option gammons=false")
+    parser.add_argument("--format", default=None, choices=list(FORMATS),
+                        help="round-robin (default) or gauntlet (--hero against the field)")
+    parser.add_argument("--hero", default=None, help="gauntlet: the agent that meets the field (default: the first)")
     parser.add_argument("--no-duplicate", action="store_true",
-                        help="fresh deal every game instead of duplicate twins with seats swapped")
+                        help="fresh deal every game instead of duplicate deals with the seats rotated")
+    parser.add_argument("--workers", type=int, default=None, help=f"worker processes (default: all cores, here {default_workers()})")
+    parser.add_argument("--backend", default=None, choices=list(BACKENDS),
+                        help="process (default) or ray (pip install 'pipslab[ray]'; RAY_ADDRESS for a cluster)")
+    parser.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    parser.add_argument("--config", default=None, metavar="FILE.toml",
+                        help="read the tournament from a TOML file (flags given here win); "
+                             "a bare NAME means experiments/configs/NAME.toml")
+    parser.add_argument("--import", dest="imports", action="append", metavar="MODULE",
+                        help="import MODULE first (e.g. one that registers your own agents)")
+    parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
 def run(ns) -> int:
-    args = TournamentArgs(game=ns.game, agents=split_agent_list(ns.agents), games=ns.games, seed=ns.seed,
-                          out=ns.out, mode=ns.mode, duplicate=not ns.no_duplicate,
-                          progress=not ns.no_progress)
-    games_df, summary_df, _ = run_tournament(args)
-    out = args.out or f"results/tournament-{game_spec(args.game).variant_label(args.options())}"
-    print(f"{game_spec(args.game).variant_label(args.options())}: {len(games_df)} games, seed {args.seed}"
-          f"{', duplicate deals' if args.duplicate else ''}")
-    print(format_table(summary_df))
-    print(f"wrote {out}/games.csv, summary.csv, pairings.csv, summary.md")
+    args = args_from_namespace(ns)
+    start = time.perf_counter()
+    try:
+        result = run_tournament(args)
+    except TournamentInterrupted as exc:
+        sys.stdout.flush()
+        sys.stderr.write(f"{exc}\n")
+        return 130
+    wall = time.perf_counter() - start
+    how = f"{args.fmt}, {'duplicate deals' if args.duplicate else 'fresh deals'}"
+    resumed = f" ({result.played} played now, the rest resumed)" if result.played < len(result.games) else ""
+    print(f"{args.label()}: {len(result.games)} games, seed {args.seed}, {how}, "
+          f"{args.workers} worker{'s' if args.workers != 1 else ''}{resumed}, {wall:.1f} s")
+    print(format_table(result.summary, result.ratings))
+    print(f"wrote {result.out}/{', '.join(result.files)}")
     return 0

@@ -1,0 +1,139 @@
+"""``pipslab bench harness``: what the tournament harness costs over the bare game loop.
+
+Random agents on Happy block dominoes, one process, the same games (the tournament's seed
+plan) played three ways, best of ``--repeat`` runs each:
+
+* **bare loop** — ``play_game`` on each game of the plan, nothing recorded;
+* **harness, games** — ``pipslab tournament --workers 1 --no-plots``'s playing phase:
+  every game played by id, turned into a record and appended to ``games.csv`` (flushed,
+  fsynced every second), progress bar drawn;
+* **harness, total** — the whole run: also reading the records back, the summary tables,
+  ratings with 200 bootstrap resamples, CSV and Markdown files (plots excluded).
+
+Times are CPU seconds of this process (``time.process_time``), so that other load on a
+shared machine disturbs the comparison less.  The number of games is what the bare loop
+plays in ``--seconds`` (at least 2,000).
+Also runnable as ``python -m experiments.bench_harness``.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from agents.registry import make_agent
+
+from .games import game_spec, play_game
+from .seedplan import Plan, game_units, seeds
+from .tournament import TournamentArgs, run_tournament
+
+
+
+def _bare(n: int, seed: int, with_result: bool = False) -> float:
+    """CPU seconds of ``play_game`` over games 0..n-1 of the plan (and ``state.result()``)."""
+    spec = game_spec("happy")
+    options = {"mode": "block"}
+    plan = Plan(2, game_units(spec, options))
+    agents = {(k, s): make_agent("random", "happy") for k in range(2) for s in range(2)}
+    start = time.process_time()
+    for i in range(n):
+        deal, _, seat_idx = plan.game(i)
+        deal_seed, agent_seed = seeds(seed, deal, i)
+        state, _, _ = play_game(spec, options, [agents[(k, s)] for s, k in enumerate(seat_idx)], deal_seed,
+                                agent_seed)
+        if with_result:
+            state.result()
+    return time.process_time() - start
+
+
+def _harness(n: int, seed: int, out: Path, progress: bool):
+    args = TournamentArgs(game="happy", agents=["random", "random2"], games=n, seed=seed, out=str(out),
+                          workers=1, plots=False, progress=progress)
+    sink = io.StringIO()
+    with contextlib.redirect_stderr(sink):   # the progress bar is drawn, into a buffer
+        start = time.process_time()
+        result = run_tournament(args)
+        total = time.process_time() - start
+    return result.cpu_timings["games"], total
+
+
+def _register_second_random() -> None:
+    from agents import registry
+    if "random2" not in registry.agent_names("happy"):
+        registry.register("random2", games=["happy"])(lambda game: make_agent("random", game))
+
+
+def measure(seconds: float, seed: int, repeat: int = 3, min_games: int = 2000) -> dict:
+    """Runs bare, bare+result and the harness ``repeat`` times, interleaved; reports the
+    median time of each and the median of the per-round overheads (robust to load that
+    comes and goes on a shared machine)."""
+    _register_second_random()
+    _bare(100, seed)
+    t = _bare(300, seed)
+    n = max(min_games, int(seconds / max(t / 300, 1e-9)))
+    bare, bare_res, games, total = [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(repeat):
+            bare.append(_bare(n, seed))
+            bare_res.append(_bare(n, seed, with_result=True))
+            g, tot = _harness(n, seed, Path(tmp) / f"run{r}", progress=True)
+            games.append(g)
+            total.append(tot)
+    med = statistics.median
+    b, br, g, tot = med(bare), med(bare_res), med(games), med(total)
+    return {"games": n, "repeat": repeat, "bare_s": b, "bare_result_s": br, "harness_games_s": g,
+            "harness_total_s": tot, "bare_games_per_s": n / b, "bare_result_games_per_s": n / br,
+            "harness_games_per_s": n / g, "harness_total_games_per_s": n / tot,
+            "overhead_games": med([x / y - 1 for x, y in zip(games, bare)]),
+            "overhead_total": med([x / y - 1 for x, y in zip(total, bare)]),
+            "overhead_games_vs_result": med([x / y - 1 for x, y in zip(games, bare_res)]),
+            "overhead_result": med([x / y - 1 for x, y in zip(bare_res, bare)])}
+
+
+def format_table(r: dict) -> str:
+    w = 40
+    lines = [f"Happy block, random vs random, {r['games']:,} games, one process, median of {r['repeat']} "
+             "interleaved rounds (CPU seconds)",
+             f"{'':<{w}} {'CPU s':>7} {'games/s':>9} {'overhead':>9}", "-" * (w + 28),
+             f"{'bare loop: play_game':<{w}} {r['bare_s']:>7.2f} {r['bare_games_per_s']:>9,.0f} {'':>9}",
+             f"{'bare loop + state.result()':<{w}} {r['bare_result_s']:>7.2f} "
+             f"{r['bare_result_games_per_s']:>9,.0f} {r['overhead_result']:>+9.1%}",
+             f"{'harness: games, records, games.csv, bar':<{w}} {r['harness_games_s']:>7.2f} "
+             f"{r['harness_games_per_s']:>9,.0f} {r['overhead_games']:>+9.1%}",
+             f"{'harness: whole run (+ tables, ratings)':<{w}} {r['harness_total_s']:>7.2f} "
+             f"{r['harness_total_games_per_s']:>9,.0f} {r['overhead_total']:>+9.1%}",
+             "-" * (w + 28),
+             f"overhead = the row's time over the bare play_game loop's; harness over "
+             f"play_game + result(): {r['overhead_games_vs_result']:+.1%}"]
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    r = measure(args.seconds, args.seed, getattr(args, "repeat", 3))
+    print(format_table(r))
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "bench_harness.json").write_text(json.dumps(r, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(r))
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m experiments.bench_harness", description=__doc__)
+    p.add_argument("--seconds", type=float, default=5.0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--out", default=None)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,152 @@
+"""Test doubles for the harness tests: a tiny N-seat card game and deterministic agents.
+
+Importing this module registers (idempotently):
+
+* games ``fake3`` (3 seats) and ``fake4pairs`` (4 seats, partners 0+2 against 1+3) in
+  ``experiments.games.GAMES``;
+* agents for them and for Happy: ``t_stand`` / ``t_stand2`` / ``t_stand3`` (always the
+  first legal action — identical play under different names), ``t_bump`` (always the last),
+  ``t_random``, and ``slow`` (Happy: ``heaviest`` that sleeps ``PIPSLAB_TEST_DELAY`` seconds,
+  default 0.002, before each move — only for the kill/resume tests).
+
+The card game: each seat is dealt a card 0..9 from the deal stream; in seat order each
+seat either stands (action 0) or bumps its card by 1 (action 1, legal when the card is
+below 9); the highest card (a team's sum) wins, ties between all sides are draws.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import make_agent, register
+from experiments import games as _games
+
+
+class FakeState:
+    num_actions = 2
+
+    def __init__(self, cards, teams):
+        self.cards = list(cards)
+        self.teams = list(teams)
+        self.turn = 0
+
+    @property
+    def is_chance(self):
+        return False
+
+    @property
+    def is_terminal(self):
+        return self.turn >= len(self.cards)
+
+    @property
+    def current_player(self):
+        return self.turn
+
+    def legal_actions(self):
+        return [0, 1] if self.cards[self.turn] < 9 else [0]
+
+    def observe(self, player):
+        return {"card": self.cards[player], "player": player}
+
+    def apply(self, action):
+        if action == 1:
+            self.cards[self.turn] += 1
+        self.turn += 1
+
+    def _team_totals(self):
+        totals = {}
+        for seat, team in enumerate(self.teams):
+            totals[team] = totals.get(team, 0) + self.cards[seat]
+        return totals
+
+    def returns(self):
+        totals = self._team_totals()
+        best = max(totals.values())
+        if min(totals.values()) == best:
+            return [0.0] * len(self.cards)
+        return [1.0 if totals[t] == best else -1.0 for t in self.teams]
+
+    def result(self):
+        r = self.returns()
+        return {"winner": None, "pips_left": [9 - c for c in self.cards], "points": r, "returns": r,
+                "blocked": self.cards[0] % 2 == 0}
+
+    def render(self):
+        return f"cards {self.cards}"
+
+
+class FakeSpec:
+    def __init__(self, name, players, teams):
+        self.name = name
+        self._players = players
+        self._teams = tuple(teams)
+
+    def players(self, options):
+        return self._players
+
+    def teams(self, options):
+        return self._teams
+
+    def new_state(self, rng, options):
+        return FakeState(rng.integers(0, 10, size=self._players), self._teams)
+
+    def variant_label(self, options):
+        return self.name
+
+    def render(self, state):
+        return state.render()
+
+    def action_name(self, state, action):
+        return ["stand", "bump"][action]
+
+    def stats(self, state):
+        return {"passes": 0, "draws": 0}
+
+
+_games.GAMES.setdefault("fake3", FakeSpec("fake3", 3, (0, 1, 2)))
+_games.GAMES.setdefault("fake4pairs", FakeSpec("fake4pairs", 4, (0, 1, 0, 1)))
+FAKE_GAMES = ["fake3", "fake4pairs"]
+
+
+class FirstAgent(Agent):
+    def act(self, observation, rng):
+        return observation.legal_actions[0]
+
+
+class LastAgent(Agent):
+    def act(self, observation, rng):
+        return observation.legal_actions[-1]
+
+
+class RandomFake(Agent):
+    def act(self, observation, rng):
+        legal = observation.legal_actions
+        return legal[int(rng.integers(len(legal)))]
+
+
+class SlowAgent(Agent):
+    """``heaviest`` with a pause before each move, so a run can be killed midway."""
+
+    def __init__(self, game):
+        self.inner = make_agent("heaviest", game)
+        self.delay = float(os.environ.get("PIPSLAB_TEST_DELAY", "0.002"))
+
+    def reset(self, seat):
+        self.inner.reset(seat)
+
+    def act(self, observation, rng):
+        if self.delay > 0:
+            time.sleep(self.delay)
+        return self.inner.act(observation, rng)
+
+
+for _name in ("t_stand", "t_stand2", "t_stand3"):
+    register(_name, games=FAKE_GAMES + ["happy"])(lambda game: FirstAgent())
+register("t_bump", games=FAKE_GAMES)(lambda game: LastAgent())
+register("t_random", games=FAKE_GAMES)(lambda game: RandomFake())
+register("slow", games=["happy"])(lambda game: SlowAgent(game))
+
+_ = np  # numpy is the fake game's RNG type
