@@ -206,3 +206,29 @@ def test_match_ends_when_the_winning_hand_reaches_100():
     m.apply(place(m.hand, "5-6", "left"))
     assert m.is_terminal and m.scores == [105, 10] and m.match_winner == 0
     assert m.returns() == [1.0, -1.0]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("troshin-4-pairs; match=1 / 2 / 3; ends=5|4; hands=3-3 / 4-6 / 1-2 / 5-5", "expected 2 numbers"),
+    ("troshin-2; match=10 / x; ends=5|4; hands=3-3 / 4-6", "not a whole number"),
+    ("troshin-2; hand=3; ends=5|4; hands=3-3 / 4-6", "give 'match' too"),
+    ("troshin-2; match=100 / 10; ends=5|4; hands=3-3 / 4-6", "hand is not finished"),
+    ("troshin-2; match=5 / 10; target=0; ends=5|4; hands=3-3 / 4-6", "target at least 1"),
+    ("troshin-3; ends=5|4; hands=3-3 / 4-6", "has 3 seats"),
+    ("troshin-2; ends=5|4; hands=3-3 / 4-6; winnings=1 / 2", "unknown field 'winnings'"),
+    ("happy-block; match=1 / 2; ends=5|4; hands=3-3 / 4-6", "unknown field 'match'"),
+])
+def test_malformed_troshin_positions_give_clear_errors(text, message):
+    from envs.errors import PositionError
+    with pytest.raises(PositionError, match=message):
+        parse_position(text)
+
+
+def test_render_shows_pairs_points_and_the_match_score():
+    from envs.dominoes.notation import render
+    s = parse_position("troshin-4-pairs; turn=1; ends=5|4; hands=3-3 / 4-6 / 1-2 / 5-5 6-6")
+    s.apply(place(s, "4-6", "right"))
+    text = render(s)
+    assert "pair 1+3 wins" in text and "points: [0, 9, 0, 9]" in text
+    m = parse_position("troshin-4-pairs; match=45 / 80; hand=6; turn=1; ends=5|4; hands=3-3 / 4-6 / 1-2 / 5-5 6-6")
+    assert render(m).startswith("match to 100, hand 7: pair 0+2 45, pair 1+3 80")
