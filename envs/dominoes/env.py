@@ -202,9 +202,10 @@ class DominoEnvBase(gym.Env):
         while not s.is_terminal:
             p = s.current_player
             if p != self.learner_seat:
+                agent = self.seat_agents[p]
                 obs = Observation(p, s.observe(p), s.legal_actions(), self.variant.num_actions,
-                                  s.clone() if self.opponent.sees_hidden_state else None)
-                s.apply(self.seat_agents[p].act(obs, self.np_random))
+                                  s.clone() if agent.sees_hidden_state else None)
+                s.apply(agent.act(obs, self.np_random))
                 continue
             if self.auto_forced:
                 legal = s.legal_actions()
