@@ -4,7 +4,10 @@
   ``sample_world(view, rng)``, solve each exactly (``agents.solver``), play the move with
   the best average value.  Parameters: ``samples`` (default 30), ``time`` (seconds per
   move; when given, samples until the time is up, ``samples`` then being a minimum of 1),
-  ``objective`` (``wdl`` or ``margin``, default ``margin``).
+  ``depth`` — placements searched before the solver's evaluator scores the position:
+  ``-1`` (default) solves block-mode worlds exactly and searches 8 placements deep in
+  draw mode (a draw-mode world with 14 tiles in the boneyard can take seconds to solve
+  exactly), ``0`` always solves exactly, ``n`` searches ``n`` placements.
 * ``ismcts`` — single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012):
   every iteration determinizes with ``sample_world``, descends one tree over the observer's
   information sets with UCB1 using availability counts, expands one node, finishes the game
@@ -35,14 +38,27 @@ from .solver import Solver
 class PIMCAgent(Agent):
     name = "pimc"
 
-    def __init__(self, samples: int = 30, time: float | None = None, objective: str = "margin"):
+    DRAW_MODE_DEPTH = 8
+
+    def __init__(self, samples: int = 30, time: float | None = None, depth: int = -1):
+        if depth < -1:
+            raise PipslabError(f"pimc: depth must be -1 (auto), 0 (exact) or positive, got {depth}")
         if samples < 1:
             raise PipslabError(f"pimc: samples must be at least 1, got {samples}")
         if time is not None and time <= 0:
             raise PipslabError(f"pimc: time must be positive, got {time}")
         self.samples = samples
         self.time = time
-        self.solver = Solver(objective)
+        self.depth = depth
+        self.solvers = {}
+
+    def _solver(self, variant) -> Solver:
+        if variant not in self.solvers:
+            depth = self.depth
+            if depth == -1:
+                depth = self.DRAW_MODE_DEPTH if variant.draw else 0
+            self.solvers[variant] = Solver("margin", max_depth=depth or None)
+        return self.solvers[variant]
 
     def act(self, observation: Observation, rng: np.random.Generator) -> int:
         legal = observation.legal_actions
@@ -50,11 +66,12 @@ class PIMCAgent(Agent):
             return legal[0]
         view = observation.view
         totals = dict.fromkeys(legal, 0.0)
+        solver = self._solver(view.variant)
         deadline = None if self.time is None else time.perf_counter() + self.time
         n = 0
         while True:
             world = sample_world(view, rng)
-            for a, v in self.solver.move_values(world).items():
+            for a, v in solver.move_values(world).items():
                 totals[a] += v
             n += 1
             if deadline is None:

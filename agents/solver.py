@@ -29,6 +29,7 @@ from envs.errors import PipslabError
 
 BIG = 1000
 INF = 10 ** 9
+EXACT_DEPTH = 64  # more placements than a game can have: the search is exact
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 
 
@@ -58,10 +59,14 @@ class SolveResult:
 class Solver:
     """Reusable solver; its transposition table persists across calls on one variant."""
 
-    def __init__(self, objective: str = "margin", max_table: int = 4_000_000):
+    def __init__(self, objective: str = "margin", max_table: int = 4_000_000,
+                 max_depth: Optional[int] = None):
         if objective not in ("margin", "wdl"):
             raise PipslabError(f"objective must be 'margin' or 'wdl', got {objective!r}")
+        if max_depth is not None and (max_depth < 1 or objective != "margin"):
+            raise PipslabError("max_depth must be at least 1 and needs objective='margin'")
         self.objective = objective
+        self.max_depth = EXACT_DEPTH if max_depth is None else max_depth
         self.max_table = max_table
         self.table: Dict[int, Tuple[int, int, int]] = {}
         self.nodes = 0
@@ -73,7 +78,8 @@ class Solver:
         if v.players != 2 or v.n_ends != 2:
             raise PipslabError(f"the exact solver handles 2-player line games; {v.name} has "
                                f"{v.players} players")
-        if self._variant is not v or self._boneyard != state.boneyard:
+        # block mode never draws, so the boneyard's order does not enter the key
+        if self._variant is not v or (v.draw and self._boneyard != state.boneyard):
             self.table.clear()
         self._variant = v
         self._boneyard = state.boneyard
@@ -90,8 +96,11 @@ class Solver:
 
     # ------------------------------------------------------------------ search
     def _negamax(self, me: int, opp: int, left: int, right: int, passes: int, bpos: int,
-                 alpha: int, beta: int) -> int:
-        """Value for the side to move, holding ``me``, against ``opp``; ends left|right."""
+                 alpha: int, beta: int, depth: int) -> int:
+        """Value for the side to move, holding ``me``, against ``opp``; ends left|right.
+
+        ``depth`` is the number of placements still searched; at 0 the evaluator scores
+        the position (only with ``max_depth``; an exact solve never gets there)."""
         self.nodes += 1
         # draw mode: draw until a placement exists or the boneyard is empty
         ends_mask = SUIT[left] | SUIT[right]
@@ -104,8 +113,11 @@ class Solver:
         key = me | opp << 28 | lo_end << 56 | hi_end << 59 | passes << 62 | bpos << 64
         entry = self.table.get(key)
         tt_move = -1
+        if entry is not None and entry[3] < depth:
+            tt_move = entry[2]
+            entry = None
         if entry is not None:
-            value, flag, tt_move = entry
+            value, flag, tt_move, _ = entry
             if flag == _EXACT:
                 return value
             if flag == _LOWER:
@@ -121,7 +133,9 @@ class Solver:
         if not playable:
             if passes + 1 >= 2:
                 return self._terminal_value(_count(me, self._lone), _count(opp, self._lone))
-            return -self._negamax(opp, me, left, right, passes + 1, bpos, -beta, -alpha)
+            return -self._negamax(opp, me, left, right, passes + 1, bpos, -beta, -alpha, depth)
+        if depth <= 0:
+            return self._evaluate(me, opp)
         # generate moves as (order key, code, new_left, new_right); code = tile*2 + end
         moves = []
         m = playable
@@ -151,7 +165,7 @@ class Solver:
             if not rest:
                 value = self._scale * 1 + (_count(opp, self._lone) if self._scale == BIG else 0)
             else:
-                value = -self._negamax(opp, rest, nl, nr, 0, bpos, -beta, -alpha)
+                value = -self._negamax(opp, rest, nl, nr, 0, bpos, -beta, -alpha, depth - 1)
             if value > best:
                 best, best_code = value, code
                 if value > alpha:
@@ -164,8 +178,17 @@ class Solver:
             flag = _LOWER
         else:
             flag = _EXACT
-        self.table[key] = (best, flag, best_code)
+        self.table[key] = (best, flag, best_code, depth)
         return best
+
+    def _evaluate(self, me: int, opp: int) -> int:
+        """Heuristic value of an unfinished position at the depth limit, inside (-BIG, BIG):
+        fewer tiles and fewer pips in hand are better."""
+        tiles = bin(opp).count("1") - bin(me).count("1")
+        pips = _count(opp, self._lone) - _count(me, self._lone)
+        if self._scale == BIG:
+            return 20 * tiles + pips
+        return 0
 
     def value(self, state: DominoState) -> int:
         """Exact value of ``state`` for its side to move (the state must not be terminal)."""
@@ -184,7 +207,7 @@ class Solver:
             return best
         p = state.current
         return self._negamax(state.hands[p], state.hands[1 - p], state.left, state.right,
-                             state.passes, state.bpos, -INF, INF)
+                             state.passes, state.bpos, -INF, INF, self.max_depth)
 
     def _child_value(self, parent: DominoState, child: DominoState) -> int:
         """Value of ``child`` for the player who moved in ``parent``."""
