@@ -629,6 +629,13 @@ def sample_world(view: DominoView, rng, attempts: int = 100) -> DominoState:
     and the boneyard so that no hand holds a tile its passes and draws ruled out.
 
     Depends only on the view and ``rng`` (``shuffle(list)``), never on the true state.
+    For a match view (Troshin) it returns a :class:`envs.dominoes.match.TroshinMatch` with
+    the view's scores whose later deals come from ``rng``; for Triple a
+    :class:`envs.dominoes.triple.TripleState`.
+
+    What it leaves out (the samples are consistent with the view, but not every public fact
+    narrows them): Troshin's redeal rule (no dealt hand held 5 doubles or 6 of a number),
+    and in Triple the proof an unlucky draw gives that the drawn tile scores nowhere.
     """
     v = view.variant
     unseen_all = FULL_SET & ~view.hand & ~view.table
