@@ -256,3 +256,14 @@ def test_ends_form_round_trips():
     assert encode_place(TRIPLE_2, t("3-5"), 3) not in s.legal_actions()  # 3-5 is on the table
     text = format_position(s)
     assert "ends=2|0|6|-; spinner=5" in text and format_position(parse_position(text)) == text
+
+
+def test_sample_world_while_another_seat_must_place_a_lucky_tile():
+    s = parse_position("triple-2; turn=0; ends=5|4|3|-; spinner=5; hands=0-0 / 2-2 6-6; boneyard=1-4 0-1")
+    s.apply(112)                                   # seat 0 draws the lucky 1-4
+    view = s.observe(1)
+    assert view.lucky == -2 and s.observe(0).lucky == t("1-4")
+    for seed in range(30):
+        w = sample_world(view, random.Random(seed))
+        assert w.observe(1) == view and w.lucky >= 0 and w.hands[0] >> w.lucky & 1
+        assert w.legal_actions() and all(a // 4 == w.lucky for a in w.legal_actions())

@@ -232,3 +232,17 @@ def test_render_shows_pairs_points_and_the_match_score():
     assert "pair 1+3 wins" in text and "points: [0, 9, 0, 9]" in text
     m = parse_position("troshin-4-pairs; match=45 / 80; hand=6; turn=1; ends=5|4; hands=3-3 / 4-6 / 1-2 / 5-5 6-6")
     assert render(m).startswith("match to 100, hand 7: pair 0+2 45, pair 1+3 80")
+
+
+def test_sample_world_of_a_match_view_is_a_match_with_the_same_score():
+    from envs.dominoes.engine import sample_world
+    m = parse_position("troshin-3; match=40 / 75 / 10; hand=4; turn=0; ends=5|4; "
+                       "hands=5-6 3-3 / 0-0 1-1 / 2-2 0-1; boneyard=1-2 0-2")
+    view = m.observe(0)
+    assert view.match.scores == (40, 75, 10) and view.match.hand_index == 4
+    w = sample_world(view, random.Random(1))
+    assert isinstance(w, TroshinMatch) and w.scores == [40, 75, 10]
+    assert w.observe(0) == view and w.legal_actions() == m.legal_actions()
+    while not w.is_terminal:                       # the sampled future deals play on
+        w.apply(w.legal_actions()[0])
+    assert max(w.scores) >= 100 and m.scores == [40, 75, 10]
