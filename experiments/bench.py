@@ -14,6 +14,8 @@ BENCHMARKS = {
     "dominoes": "experiments.bench_dominoes",
     "harness": "experiments.bench_harness",
     "backgammon": "experiments.bench_backgammon",
+    "solver": "experiments.bench_search",
+    "ismcts": "experiments.bench_search",
 }
 
 
@@ -24,6 +26,8 @@ def add_arguments(parser) -> None:
                         help="time budget per measured engine (default 3)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random games")
     parser.add_argument("--out", default=None, help="folder to write bench.json into (optional)")
+    parser.add_argument("--deals", type=int, default=None, help="solver: random deals to solve (default 200)")
+    parser.add_argument("--moves", type=int, default=None, help="ismcts: decisions to time (default 20)")
 
 
 def run(args) -> int:

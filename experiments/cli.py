@@ -18,6 +18,7 @@ SUBCOMMANDS = {
     "play": ("experiments.play", "play and print games between agents"),
     "bench": ("experiments.bench", "throughput benchmarks against peers, side by side"),
     "moves": ("experiments.moves", "list every legal play of a position"),
+    "solve": ("experiments.solve", "exact result of a domino position with every hand open"),
 }
 
 

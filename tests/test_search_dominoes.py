@@ -1,0 +1,133 @@
+"""PIMC, ISMCTS and the oracle: legal play, no peeking at hidden state, budgets, CLI."""
+import json
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from agents.base import Observation
+from agents.registry import make_agent
+from envs.dominoes.engine import deal
+from envs.dominoes.notation import parse_position
+from envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
+from envs.errors import PipslabError
+from experiments.games import game_spec, play_game
+
+from dominoes_helpers import place
+from test_cli_and_tournament import ROOT, pipslab
+
+SEARCH = ["pimc:samples=6", "ismcts:iters=60"]
+
+
+def observation(state, with_truth=False):
+    p = state.current
+    return Observation(p, state.observe(p), state.legal_actions(), state.num_actions,
+                       state.clone() if with_truth else None)
+
+
+def equivalent_pair(variant, seed):
+    """Two true states that look the same to the seat to move but hide different tiles."""
+    rng = random.Random(seed)
+    while True:
+        s = deal(variant, rng)
+        for _ in range(rng.randrange(1, 6)):
+            if s.is_terminal:
+                break
+            legal = s.legal_actions()
+            s.apply(legal[rng.randrange(len(legal))])
+        if s.is_terminal or len(s.legal_actions()) < 2:
+            continue
+        me, other = s.current, 1 - s.current
+        if not s.hands[other] or not s.boneyard_size:
+            continue
+        twin = s.clone()
+        a = next(t for t in range(28) if twin.hands[other] >> t & 1)
+        bone = list(twin.boneyard_tiles())
+        bone[0], b = a, bone[0]
+        twin.hands[other] = (twin.hands[other] & ~(1 << a)) | (1 << b)
+        twin.boneyard, twin.bpos = tuple(bone), 0
+        assert twin.observe(me) == s.observe(me) and twin.hands != s.hands
+        return s, twin
+
+
+@pytest.mark.parametrize("spec", SEARCH)
+@pytest.mark.parametrize("variant", [HAPPY_BLOCK, HAPPY_DRAW])
+def test_search_agents_never_read_hidden_state(spec, variant):
+    for seed in range(6):
+        s, twin = equivalent_pair(variant, seed)
+        a = make_agent(spec, "happy").act(observation(s), np.random.default_rng(seed))
+        b = make_agent(spec, "happy").act(observation(twin), np.random.default_rng(seed))
+        assert a == b and a in s.legal_actions()
+
+
+@pytest.mark.parametrize("spec", SEARCH + ["oracle"])
+@pytest.mark.parametrize("mode", ["block", "draw"])
+def test_search_agents_play_whole_games_legally(spec, mode):
+    spec_obj = game_spec("happy")
+    agents = [make_agent(spec, "happy"), make_agent("heaviest", "happy")]
+    for g in range(3):
+        state, moves, _ = play_game(spec_obj, {"mode": mode}, agents if g % 2 else agents[::-1],
+                                    [1, 0, g], [1, 1, g])
+        assert state.is_terminal and moves > 0
+
+
+def test_pimc_finds_the_winning_block_in_scenario5():
+    # black to move after white's pass: 0-0 wins, 0-2 loses.  Every other tile is on the
+    # table in this position, so each sampled world gives white its 2-2.
+    s = parse_position("happy-block; turn=0; ends=1|0; hands=2-2 / 0-0 0-2")
+    s.apply(HAPPY_BLOCK.pass_action)
+    for spec in ["pimc:samples=5", "ismcts:iters=300"]:
+        assert make_agent(spec, "happy").act(observation(s), np.random.default_rng(0)) == place(s, "0-0", "right")
+
+
+def test_oracle_plays_the_solver_move_and_needs_the_truth():
+    s = parse_position("happy-block; turn=0; ends=1|0; hands=2-2 / 0-0 0-2")
+    s.apply(HAPPY_BLOCK.pass_action)
+    oracle = make_agent("oracle", "happy")
+    assert oracle.sees_hidden_state
+    assert oracle.act(observation(s, with_truth=True), np.random.default_rng(0)) == place(s, "0-0", "right")
+    with pytest.raises(PipslabError, match="needs the true state"):
+        oracle.act(observation(s), np.random.default_rng(0))
+    assert not make_agent("pimc", "happy").sees_hidden_state
+
+
+def test_time_budget_is_respected_roughly():
+    import time
+    s, _ = equivalent_pair(HAPPY_BLOCK, 1)
+    agent = make_agent("ismcts:time=0.05", "happy")
+    start = time.perf_counter()
+    agent.act(observation(s), np.random.default_rng(0))
+    assert time.perf_counter() - start < 2.0
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("pimc:samples=0", "samples must be at least 1"),
+    ("pimc:depth=-2", "depth must be"),
+    ("ismcts:iters=0", "iters must be at least 1"),
+    ("ismcts:time=-1", "time must be positive"),
+    ("pimc:bogus=1", "bad parameters"),
+])
+def test_bad_budgets_are_clear_errors(spec, message):
+    with pytest.raises(PipslabError, match=message):
+        make_agent(spec, "happy")
+
+
+def test_solve_cli_json_and_errors():
+    r = pipslab("solve", "happy-block; turn=1; passes=1; ends=1|0; hands=2-2 / 0-0 0-2", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["result"] == "win" and data["margin"] == 4 and data["best_moves"] == ["0-0@right"]
+    assert {m["move"]: m["result"] for m in data["moves"]} == {"0-0@right": "win", "0-2@right": "loss"}
+    assert data["end"]["winner"] == 1
+    r = pipslab("solve", "happy-block; ends=1|1")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "hands" in r.stderr
+
+
+def test_bench_solver_json_has_median_and_p90():
+    r = pipslab("bench", "solver", "--deals", "5", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout.strip().splitlines()[-1])
+    assert 0 < data["median_solve_s"] <= data["p90_solve_s"]
+    assert data["peers"]["dominoes_omniscient_4p_14_tiles_left"]["positions"] == 10
