@@ -145,6 +145,7 @@ class GameRunner:
         self.units = game_units(self.spec, self.options)
         self.plan = Plan(len(task.agents), self.units, task.fmt, task.duplicate, task.hero)
         self._agents: Dict[Tuple[int, int], object] = {}
+        self._seatings: Dict[tuple, tuple] = {}
         self.solo = all(len(u) == 1 for u in self.units) and [u[0] for u in self.units] == list(range(len(self.units)))
         self._keys: Dict[int, dict] = {}
 
@@ -177,11 +178,15 @@ class GameRunner:
     def play(self, game_id: int, on_move=None):
         """Play game ``game_id``; returns ``(record, final_state, seat_agents)``."""
         deal, rot, seat_idx = self.plan.game(game_id)
-        seat_agents = [self.agent(k, s) for s, k in enumerate(seat_idx)]
+        key = tuple(seat_idx)
+        seating = self._seatings.get(key)
+        if seating is None:
+            seating = self._seatings[key] = ([self.agent(k, s) for s, k in enumerate(seat_idx)],
+                                             [self.task.agents[k] for k in seat_idx])
+        seat_agents, seat_names = seating
         deal_seed, agent_seed = seeds(self.task.seed, deal, game_id)
         state, moves, seconds = play_game(self.spec, self.options, seat_agents, deal_seed, agent_seed, on_move)
-        rec = make_record(self, game_id, deal, rot, [self.task.agents[k] for k in seat_idx], deal_seed,
-                          agent_seed, state, moves, seconds)
+        rec = make_record(self, game_id, deal, rot, seat_names, deal_seed, agent_seed, state, moves, seconds)
         return rec, state, seat_agents
 
     def record(self, game_id: int) -> dict:

@@ -355,12 +355,11 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
             size = max(1, min(50, len(todo) // (workers * 16)))
         else:
             size = 16
+        executor = make_executor(task, workers, args.backend)   # before the bar: fork with no extra threads
         log = _GameLog(games_path, header, args.fsync_every_s)
         bar = tqdm(total=args.games, initial=len(done), desc=f"{label} tournament", unit="game",
                    disable=not args.progress, leave=False, dynamic_ncols=True, smoothing=0.1)
-        executor = None
         try:
-            executor = make_executor(task, workers, args.backend)
             for records in executor.run(chunked(todo, size)):
                 counted = log.write(records)
                 if counted:
@@ -368,14 +367,12 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
                 played += len(records)
             bar.update(log.close())
         except KeyboardInterrupt:
-            if executor is not None:
-                executor.terminate()
+            executor.terminate()
             log.close()
             bar.close()
             raise TournamentInterrupted(len(done) + played, args.games, args.command()) from None
         finally:
-            if executor is not None:
-                executor.close()
+            executor.close()
             log.close()
             bar.close()
 
