@@ -326,7 +326,10 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
     header: List[str] = []
     done: set = set()
     if args.resume and games_path.exists():
-        if manifest_path.exists():
+        if not manifest_path.exists():
+            raise PipslabError(f"--resume: {out} has games.csv but no run.json, so its seed plan is unknown; "
+                               "run without --resume to start again")
+        else:
             old = json.loads(manifest_path.read_text())
             diff = [k for k in _PLAN_KEYS if old.get(k) != manifest.get(k)]
             if diff:
