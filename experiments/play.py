@@ -30,6 +30,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents' choices")
     parser.add_argument("--mode", default="block", choices=["block", "draw"], help="Happy dominoes mode")
+    parser.add_argument("--players", type=int, default=None, help="seats, for games that take 2-4 players")
+    parser.add_argument("--pairs", action="store_true", help="four players as two pairs (partners opposite)")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE",
                         help="another game option (repeatable), as for the tournament")
     parser.add_argument("--position", default=None,
@@ -48,6 +50,10 @@ def add_arguments(parser) -> None:
 def _options(game: str, ns) -> dict:
     from .tournament import _parse_value
     options = {"mode": ns.mode} if game == "happy" else {}
+    if ns.players is not None:
+        options["players"] = ns.players
+    if ns.pairs:
+        options["pairs"] = True
     for item in ns.option or []:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():

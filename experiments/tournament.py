@@ -291,6 +291,8 @@ def _validate(args: TournamentArgs) -> None:
         raise PipslabError(f"agent names repeat in {args.agents}: give each agent once")
     if args.fmt not in FORMATS:
         raise PipslabError(f"unknown tournament format {args.fmt!r}; expected {' or '.join(FORMATS)}")
+    if args.hero is not None and args.fmt != "gauntlet":
+        raise PipslabError("--hero goes with --format gauntlet")
     if args.backend not in BACKENDS:
         raise PipslabError(f"unknown backend {args.backend!r}; expected {' or '.join(BACKENDS)}")
     if args.workers < 1:
