@@ -81,10 +81,11 @@ def test_bootstrap_is_seeded_and_brackets_the_fit():
 
 
 # ------------------------------------------------------------------ the seed plan
+@pytest.mark.parametrize("duplicate", [True, False])
 @pytest.mark.parametrize("units, n_agents", [([[0], [1]], 3), ([[0], [1], [2]], 4), ([[0], [1], [2], [3]], 4),
                                               ([[0, 2], [1, 3]], 3), ([[0], [1], [2]], 2)])
-def test_every_agent_plays_every_seat_equally(units, n_agents):
-    plan = Plan(n_agents, units)
+def test_every_agent_plays_every_seat_equally(units, n_agents, duplicate):
+    plan = Plan(n_agents, units, duplicate=duplicate)
     cycle = len(plan.tables) * plan.group
     seat_counts = np.zeros((n_agents, plan.players), int)
     deals = {}
@@ -96,6 +97,9 @@ def test_every_agent_plays_every_seat_equally(units, n_agents):
     # every agent that plays sits in every seat equally often
     for k in range(n_agents):
         assert len(set(seat_counts[k])) == 1, seat_counts
+    if not duplicate:
+        assert all(len(g) == 1 for g in deals.values())
+        return
     # duplicate: a deal is played once per rotation, by the same agents in different seats
     for group in deals.values():
         assert len(group) == plan.group
