@@ -8,8 +8,9 @@ Games per second of uniformly random games, each engine driven from a Python loo
   lists every distinct legal *whole play* with the compiled generator
   (:func:`envs.backgammon.fast.afterstates`) and picks one uniformly; sides swap.
 * ours, **per checker move** through the full game-state protocol
-  (:class:`envs.backgammon.BackgammonState`, pure Python): uniform over the legal checker
-  moves (``legal_actions()``), the turn built move by move -- what an agent or the env sees.
+  (:class:`envs.backgammon.BackgammonState`; its mask comes from the compiled
+  generator): uniform over the legal checker moves (``legal_actions()``), the turn built
+  move by move -- what an agent or the env sees.
 * ours, **whole game compiled** (:func:`envs.backgammon.fast.random_game`), for reference.
 * **OpenSpiel** ``pyspiel.load_game("backgammon")``: uniform over ``legal_actions()``
   (its actions are whole plays too), chance outcomes sampled with their probabilities.
@@ -204,7 +205,7 @@ def format_table(r: dict) -> str:
     os_rate = r["peers"]["openspiel_backgammon"]
     rows = [
         ("ours: whole plays, compiled generation, Python loop", r["ours_games_per_s"]),
-        ("ours: checker by checker, BackgammonState (pure Python)", r["ours_checker_moves_games_per_s"]),
+        ("ours: checker by checker, BackgammonState protocol", r["ours_checker_moves_games_per_s"]),
         ("ours: whole game compiled (numba)", r["ours_compiled_games_per_s"]),
         ("OpenSpiel backgammon, Python loop", os_rate),
     ]
