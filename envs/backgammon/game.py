@@ -228,8 +228,10 @@ class BackgammonState:
             self.set_roll((x, o))
             return (x, o)
         a, b = (int(v) for v in rng.integers(1, 7, size=2))
-        self.set_roll((a, b))
-        return (a, b)
+        roll = (a, b)
+        self.history.append(("roll", self.current_player, roll))
+        self._set_roll(roll)
+        return roll
 
     def set_roll(self, roll: Sequence[int]) -> None:
         """Apply a chosen chance outcome.  For the opening, ``roll`` is (X's die, O's
