@@ -200,3 +200,22 @@ def test_gnubg_agent_missing_package_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "gnubg_nn", None)
     with pytest.raises(PipslabError, match="gnubg-nn"):
         make_agent("gnubg", "backgammon")
+
+
+def test_apply_play_makes_a_whole_play_and_refuses_others():
+    from envs.errors import IllegalActionError
+
+    state = BackgammonState(Position.start(), 0, (6, 4), opening=False)
+    plays = state.legal_plays()
+    other = legal_plays(Position.start(), (5, 2))[0]
+    with pytest.raises(IllegalActionError):
+        state.clone().apply_play(other)
+    s = state.clone()
+    s.apply_play(plays[3])
+    assert s.is_chance and s.current_player == 1 and s.position.swap() == plays[3].position
+    closed = Position.from_points({"bar": 1, 13: 5, 8: 4, 6: 5},
+                                  {19: 3, 20: 2, 21: 2, 22: 2, 23: 2, 24: 2, 12: 2})
+    stuck = BackgammonState(closed, 0, (6, 5))
+    assert stuck.legal_plays() == []
+    stuck.apply_play(None)
+    assert stuck.current_player == 1
