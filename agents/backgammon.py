@@ -18,7 +18,7 @@ read it.  Registered names (``make_agent(name, "backgammon")``):
 """
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Sequence
 
 import numpy as np
 

@@ -27,9 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from envs.backgammon import BackgammonState, legal_plays, new_game
-from envs.backgammon import fast
-from envs.backgammon.board import _START
+from envs.backgammon import Position, fast, legal_plays, new_game
 from envs.backgammon.moves import dice_to_play
 from envs.errors import PipslabError
 
@@ -62,7 +60,7 @@ class _Uniform:
 
 
 def ours_whole_plays(rng: np.random.Generator):
-    start = np.array(_START, dtype=np.int8)
+    start = np.array(Position.start(), dtype=np.int8)
     u = _Uniform(rng)
 
     def play_one():

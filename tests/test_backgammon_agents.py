@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from agents import Observation, agent_names, make_agent
-from agents.backgammon import AfterstateAgent, pubeval_scores
+from agents.backgammon import pubeval_scores
 from envs.backgammon import NUM_ACTIONS, BackgammonState, Position, legal_plays
 from experiments.eval_backgammon import match, pubeval_agreement
 

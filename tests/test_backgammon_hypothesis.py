@@ -1,5 +1,4 @@
 """Hypothesis: arbitrary legal-looking positions round-trip and generate consistent plays."""
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
