@@ -217,12 +217,15 @@ def make_record(runner: GameRunner, game_id, deal, rot, seat_names, deal_seed, a
     returns = result.get("returns")
     if returns is None:
         returns = state.returns()
-    unit_returns = returns if runner.solo else [sum(returns[s] for s in u) / len(u) for u in units]
-    kind, top = outcome(unit_returns)
+    if runner.solo and n == 2:   # the common case, inline
+        r0, r1 = returns
+        kind, top = ("win", [0]) if r0 > r1 else (("win", [1]) if r1 > r0 else ("draw", []))
+    else:
+        kind, top = outcome(returns if runner.solo else [sum(returns[s] for s in u) / len(u) for u in units])
     rec = {
         "game_id": game_id, "game": task.game, "variant": runner.label, "options": task.options_json,
-        "deal_id": deal, "rotation": rot, "deal_seed": f"{deal_seed[0]}-{deal_seed[1]}-{deal_seed[2]}",
-        "agent_seed": f"{agent_seed[0]}-{agent_seed[1]}-{agent_seed[2]}", "players": n,
+        "deal_id": deal, "rotation": rot, "deal_seed": "-".join(map(str, deal_seed)),
+        "agent_seed": "-".join(map(str, agent_seed)), "players": n,
     }
     rec.update(zip(keys["seat"], seat_names))
     rec["moves"] = moves
