@@ -33,7 +33,8 @@ def wilson_interval(successes: float, n: int, z: float = Z95):
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low, high = centre - half, centre + half
+    return (0.0 if low < 1e-12 else low), (1.0 if high > 1 - 1e-12 else high)
 
 
 def elo_difference(score: float) -> float:

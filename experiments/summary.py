@@ -57,19 +57,24 @@ def unit_rows(games: pd.DataFrame, units: Sequence[Sequence[int]]) -> pd.DataFra
 
 
 def pairwise_rows(games: pd.DataFrame, units: Sequence[Sequence[int]]) -> pd.DataFrame:
-    """One row per (game, pair of units with different agents): ``a`` scored ``score`` vs ``b``."""
+    """One row per (game, pair of units with different agents): ``a`` scored ``score`` vs ``b``
+    (1 win, ½ draw, 0 loss: the higher return wins), with both sides' pips and points."""
     rets = [_unit_value(games, "return_", u, "mean") for u in units]
     pips = [_unit_value(games, "pips_left_", u, "sum") for u in units]
+    points = [_unit_value(games, "points_", u, "mean") for u in units]
+    flags = {name: _col(games, name, False).fillna(False).astype(bool) for name in ("blocked", "gammon", "backgammon")}
     parts = []
     for j in range(len(units)):
         for k in range(j + 1, len(units)):
             a, b = games[f"seat{units[j][0]}"], games[f"seat{units[k][0]}"]
             score = np.where(rets[j] > rets[k], 1.0, np.where(rets[j] < rets[k], 0.0, 0.5))
             part = pd.DataFrame({"game_id": games["game_id"], "a": a, "b": b, "score": score,
-                                 "pip_diff": pips[j] - pips[k]})
+                                 "a_pips": pips[j], "b_pips": pips[k], "pip_diff": pips[j] - pips[k],
+                                 "a_points": points[j], "b_points": points[k], **flags})
             parts.append(part[a != b])
     if not parts:
-        return pd.DataFrame(columns=["game_id", "a", "b", "score", "pip_diff"])
+        return pd.DataFrame(columns=["game_id", "a", "b", "score", "a_pips", "b_pips", "pip_diff", "a_points",
+                                     "b_points", "blocked", "gammon", "backgammon"])
     return pd.concat(parts, ignore_index=True)
 
 
@@ -115,29 +120,53 @@ def summarize(games: pd.DataFrame, agent_names: List[str], units: Sequence[Seque
 
 def summarize_pairings(games: pd.DataFrame, agent_names: List[str], units: Sequence[Sequence[int]],
                        pairs: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per pair of agents (in the order given): ``agent``'s record against ``opponent``."""
+    """One row per pair of agents (in the order given): ``agent``'s record against ``opponent``
+    — games, wins, draws, losses, win rate with its Wilson interval, score, pips left (own,
+    opponent's, difference), points per game, blocked share and win rate when blocked, and
+    (backgammon) gammon and backgammon rates of the agent's wins and losses."""
     pairs = pairwise_rows(games, units) if pairs is None else pairs
     order = {n: k for k, n in enumerate(agent_names)}
     flip = pairs["a"].map(order) > pairs["b"].map(order)
-    agent = pairs["a"].where(~flip, pairs["b"])
-    opp = pairs["b"].where(~flip, pairs["a"])
-    score = pairs["score"].where(~flip, 1.0 - pairs["score"])
-    diff = pairs["pip_diff"].where(~flip, -pairs["pip_diff"])
-    norm = pd.DataFrame({"agent": agent, "opponent": opp, "score": score, "pip_diff": diff})
+
+    def pick(x, y):
+        return pairs[x].where(~flip, pairs[y])
+
+    norm = pd.DataFrame({"agent": pick("a", "b"), "opponent": pick("b", "a"),
+                         "score": pairs["score"].where(~flip, 1.0 - pairs["score"]),
+                         "pips": pick("a_pips", "b_pips"), "opp_pips": pick("b_pips", "a_pips"),
+                         "points": pick("a_points", "b_points"),
+                         "blocked": pairs["blocked"], "gammon": pairs["gammon"], "backgammon": pairs["backgammon"]})
     groups = dict(tuple(norm.groupby(["agent", "opponent"], sort=False)))
+    has_blocked = "blocked" in games.columns
+    has_gammon = "gammon" in games.columns or "backgammon" in games.columns
+    has_points = any(c.startswith("points_") for c in games.columns)
+    empty = norm.iloc[0:0]
     rows = []
     for j, a in enumerate(agent_names):
         for b in agent_names[j + 1:]:
-            g = groups.get((a, b))
-            n = 0 if g is None else len(g)
-            wins = 0 if g is None else int((g["score"] == 1.0).sum())
-            losses = 0 if g is None else int((g["score"] == 0.0).sum())
+            g = groups.get((a, b), empty)
+            n = len(g)
+            win, loss = g["score"] == 1.0, g["score"] == 0.0
+            wins, losses = int(win.sum()), int(loss.sum())
             low, high = wilson_interval(wins, n)
-            rows.append({"agent": a, "opponent": b, "games": n, "wins": wins, "draws": n - wins - losses,
-                         "losses": losses, "win_rate": wins / n if n else float("nan"),
-                         "win_rate_low": low, "win_rate_high": high,
-                         "score": (wins + 0.5 * (n - wins - losses)) / n if n else float("nan"),
-                         "avg_pip_diff": float("nan") if g is None else g["pip_diff"].mean()})
+            row = {"agent": a, "opponent": b, "games": n, "wins": wins, "draws": n - wins - losses,
+                   "losses": losses, "win_rate": wins / n if n else float("nan"),
+                   "win_rate_low": low, "win_rate_high": high,
+                   "score": (wins + 0.5 * (n - wins - losses)) / n if n else float("nan"),
+                   "avg_pips_left": g["pips"].mean(), "avg_opp_pips_left": g["opp_pips"].mean(),
+                   "avg_pip_diff": (g["pips"] - g["opp_pips"]).mean()}
+            if has_points:
+                row["avg_points"] = g["points"].mean()
+            if has_blocked:
+                blocked = g[g["blocked"]]
+                row["blocked_share"] = len(blocked) / n if n else float("nan")
+                row["blocked_win_rate"] = _rate(blocked["score"] == 1.0, len(blocked))
+            if has_gammon:
+                row["gammon_rate"] = _rate(win & g["gammon"], n)
+                row["backgammon_rate"] = _rate(win & g["backgammon"], n)
+                row["gammon_loss_rate"] = _rate(loss & g["gammon"], n)
+                row["backgammon_loss_rate"] = _rate(loss & g["backgammon"], n)
+            rows.append(row)
     return pd.DataFrame(rows)
 
 
