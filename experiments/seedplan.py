@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import numbers
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from agents.registry import make_agent
 from envs.errors import PipslabError
@@ -165,7 +168,7 @@ class GameRunner:
         names = tuple(result)
         if names != self._result_keys[0]:
             extra = [k for k, v in result.items()
-                     if k not in _SKIP_RESULT_KEYS and (v is None or isinstance(v, (bool, int, float, str)))]
+                     if k not in _SKIP_RESULT_KEYS and (v is None or isinstance(v, _SCALARS + (str,)))]
             self._result_keys = (names, extra)
         return self._result_keys[1]
 
@@ -196,6 +199,7 @@ class GameRunner:
         return [self.play(i)[0] for i in ids]
 
 
+_SCALARS = (numbers.Number, np.bool_)   # numpy's integers and floats are Numbers too
 _SKIP_RESULT_KEYS = {"winner", "draw", "pips_left", "points", "returns", "winners"}
 
 
@@ -246,7 +250,7 @@ def make_record(runner: GameRunner, game_id, deal, rot, seat_names, deal_seed, a
     points = result.get("points")
     if isinstance(points, (list, tuple)):
         rec.update(zip(keys["points"], points))
-    elif isinstance(points, (int, float)):   # one number for the hand (backgammon: 1/2/3)
+    elif isinstance(points, _SCALARS):   # one number for the hand (backgammon: 1/2/3)
         winner_seats = {s for j in top for s in units[j]}
         for s, key in enumerate(keys["points"]):
             rec[key] = points if s in winner_seats else (-points if kind == "win" else 0)

@@ -2,7 +2,8 @@
 
 Importing this module registers (idempotently):
 
-* games ``fake3`` (3 seats) and ``fake4pairs`` (4 seats, partners 0+2 against 1+3) in
+* games ``fake3`` (3 seats), ``fake4pairs`` (4 seats, partners 0+2 against 1+3) and
+  ``fakegammon`` (2 seats, backgammon-like result: one number of points, gammon flags) in
   ``experiments.games.GAMES``;
 * agents for them and for Happy: ``t_stand`` / ``t_stand2`` / ``t_stand3`` (always the
   first legal action — identical play under different names), ``t_bump`` (always the last),
@@ -106,9 +107,34 @@ class FakeSpec:
         return {"passes": 0, "draws": 0}
 
 
+class FakeGammonState(FakeState):
+    """Two seats; the winner scores 1, 2 (a "gammon": won by 3 or more) or 3 (a
+    "backgammon": by 6 or more), as one number for the game, like backgammon's result."""
+
+    def _points(self):
+        margin = abs(self.cards[0] - self.cards[1])
+        return 0 if margin == 0 else 1 + (margin >= 3) + (margin >= 6)
+
+    def returns(self):
+        pts = self._points()
+        sign = 1 if self.cards[0] > self.cards[1] else -1
+        return [float(sign * pts), float(-sign * pts)] if pts else [0.0, 0.0]
+
+    def result(self):
+        pts = self._points()
+        return {"winner": None if not pts else (0 if self.cards[0] > self.cards[1] else 1), "points": pts,
+                "gammon": pts >= 2, "backgammon": pts == 3, "pips_left": [9 - c for c in self.cards]}
+
+
+class FakeGammonSpec(FakeSpec):
+    def new_state(self, rng, options):
+        return FakeGammonState(rng.integers(0, 10, size=2), (0, 1))
+
+
 _games.GAMES.setdefault("fake3", FakeSpec("fake3", 3, (0, 1, 2)))
+_games.GAMES.setdefault("fakegammon", FakeGammonSpec("fakegammon", 2, (0, 1)))
 _games.GAMES.setdefault("fake4pairs", FakeSpec("fake4pairs", 4, (0, 1, 0, 1)))
-FAKE_GAMES = ["fake3", "fake4pairs"]
+FAKE_GAMES = ["fake3", "fake4pairs", "fakegammon"]
 
 
 class FirstAgent(Agent):

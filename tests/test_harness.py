@@ -302,3 +302,24 @@ def test_bench_harness_table():
     r = measure(0.01, 0, repeat=1, min_games=100)
     assert r["games"] >= 100 and r["bare_games_per_s"] > 0 and r["harness_games_per_s"] > 0
     assert "harness" in format_table(r)
+
+
+def test_backgammon_like_results_give_gammon_rates_and_points(tmp_path):
+    res = run_tournament(TournamentArgs(game="fakegammon", agents=["t_bump", "t_stand"], games=200, seed=3,
+                                        out=str(tmp_path), progress=False, plots=False))
+    g = res.games
+    # one number of points for the game, signed per seat; gammon flags recorded as they come
+    assert {"points_0", "points_1", "gammon", "backgammon"} <= set(g.columns)
+    assert ((g["points_0"] == -g["points_1"]) & (g["points_0"].abs() <= 3)).all()
+    s = res.summary.set_index("agent")
+    bump = [(row.seat0 == "t_bump", row) for row in g.itertuples()]
+    won = [(mine and r.winner_seat == 0) or (not mine and r.winner_seat == 1) for mine, r in bump]
+    gammons = sum(w and r.gammon for w, (_, r) in zip(won, bump))
+    backgammons = sum(w and r.backgammon for w, (_, r) in zip(won, bump))
+    points = sum(r.points_0 if mine else r.points_1 for mine, r in bump)
+    assert s.loc["t_bump", "gammon_rate"] == pytest.approx(gammons / 200)
+    assert s.loc["t_bump", "backgammon_rate"] == pytest.approx(backgammons / 200)
+    assert s.loc["t_bump", "avg_points"] == pytest.approx(points / 200)
+    assert s.loc["t_bump", "avg_points"] == pytest.approx(-s.loc["t_stand", "avg_points"])
+    p = res.pairings.iloc[0]
+    assert p["gammon_rate"] == pytest.approx(gammons / 200) and p["avg_points"] == pytest.approx(points / 200)
