@@ -94,5 +94,6 @@ _BUILTIN_MODULES = [
     "agents.dominoes",
     "agents.human",
     "agents.search_dominoes",
+    "agents.search_backgammon",
     "agents.backgammon",
 ]

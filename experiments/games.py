@@ -160,6 +160,34 @@ def _triple_stats(state) -> dict:
     return out
 
 
+def _backgammon_gammons(options) -> bool:
+    value = options.get("gammons", True)
+    if isinstance(value, str):
+        if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+            raise PipslabError(f"gammons={value!r}: expected true or false")
+        value = value.lower() in ("true", "1", "yes")
+    return bool(value)
+
+
+def _backgammon_new_state(rng, options):
+    from envs.backgammon import BackgammonState, new_game
+    gammons = _backgammon_gammons(options)
+    if options.get("position"):
+        return BackgammonState.from_position_id(options["position"], gammons=gammons)
+    return new_game(rng, gammons=gammons)
+
+
+def _backgammon_render(state) -> str:
+    from envs.backgammon.env import render
+    return render(state)
+
+
+def _backgammon_stats(state) -> dict:
+    from envs.backgammon import game_stats
+    stats = game_stats(state)
+    return {"gammon": stats["gammon"], "backgammon": stats["backgammon"], "turns": stats["turns"]}
+
+
 GAMES: Dict[str, GameSpec] = {
     "happy": GameSpec(
         name="happy",
@@ -188,6 +216,15 @@ GAMES: Dict[str, GameSpec] = {
         render=_domino_render,
         action_name=_domino_action_name,
         stats=_triple_stats,
+    ),
+    "backgammon": GameSpec(
+        name="backgammon",
+        players=lambda options: 2,
+        new_state=_backgammon_new_state,
+        variant_label=lambda options: "backgammon" if _backgammon_gammons(options) else "backgammon-nogammons",
+        render=_backgammon_render,
+        action_name=_domino_action_name,
+        stats=_backgammon_stats,
     ),
 }
 
