@@ -414,7 +414,7 @@ def _write_tables(args: TournamentArgs, games_df: pd.DataFrame, units, label: st
           f"`{args.command(resume=False)}`", "", "## Agents", "",
           summary_df.to_markdown(index=False, floatfmt=".3f"), "",
           "Win rates with Wilson 95% intervals; pips are the hand's (team's) pips left at the end.", "",
-          "## Ratings", "", ratings_df.to_markdown(index=False, floatfmt=".1f"), "",
+          "## Ratings", "", ratings_df.to_markdown(index=False, floatfmt=[".1f" if c.startswith("rating") or c == "prior" else ".3f" for c in ratings_df.columns]), "",
           f"Bradley–Terry on the Elo scale (mean 0), {args.bootstrap} bootstrap resamples of the games.", "",
           "## Head to head", "", pairings_df.to_markdown(index=False, floatfmt=".3f"), ""]
     if args.plots:
