@@ -1,4 +1,5 @@
-"""``human``: asks a person on the terminal for each move (domino games)."""
+"""``human``: asks a person on the terminal for each move (dominoes here; backgammon in
+:class:`agents.backgammon.HumanBackgammonAgent`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -31,6 +32,9 @@ class HumanAgent(Agent):
             self._write(f"{answer!r} is not legal here")
 
 
-@register("human", games=["happy", "troshin", "triple"])
-def _make_human(game: str) -> HumanAgent:
+@register("human", games=["happy", "troshin", "triple", "backgammon"])
+def _make_human(game: str):
+    if game == "backgammon":
+        from .backgammon import HumanBackgammonAgent
+        return HumanBackgammonAgent()
     return HumanAgent()

@@ -7,12 +7,14 @@ weights when the position before the play has no contact — as the ``pubeval`` 
 ``eval=race`` is the hand-written ``race`` heuristic.  A network evaluator plugs in the
 same way (:class:`Evaluator`).
 
-* ``expectimax:plies=N,eval=E,filter=K`` — GNU BG-style n-ply: 0-ply picks the play whose
-  afterstate ``E`` scores best (``expectimax:plies=0,eval=pubeval`` plays like
-  ``pubeval``); 1-ply scores each of the ``K`` best plays at 0-ply (default 8) by the
-  average over the opponent's 21 rolls of minus the score of the reply ``E`` would choose;
-  2-ply looks one roll further under each reply.  A finished game scores ±``WIN``
-  (×2 gammon, ×3 backgammon).
+* ``expectimax:plies=N,eval=E,filter=K`` — GNU BG-style n-ply over the ``K`` best plays by
+  pubeval (the move filter, default 8): 0-ply picks the candidate whose afterstate ``E``
+  scores best (``expectimax:plies=0,eval=pubeval`` plays like ``pubeval``); 1-ply scores
+  each candidate by the average over the opponent's 21 rolls of minus the score of the
+  reply ``E`` would choose; 2-ply looks one roll further under each reply.  A finished
+  game scores ±``WIN`` (×2 gammon, ×3 backgammon).  ``eval=rollout`` scores afterstates by
+  pubeval-vs-pubeval rollouts to the end (Tesauro & Galperin's Monte Carlo policy
+  improvement), ``eval=gnubg`` by GNU BG's 0-ply net (evaluation only).
 * ``mcts:iters=N,eval=E,c=C`` — UCT over afterstates with explicit chance nodes (a roll
   is sampled with its probability at each chance node), leaves scored by ``E`` squashed
   to (−1, 1), or by a random playout to the end with ``eval=rollout``.
@@ -110,7 +112,45 @@ class GnubgEvaluator(Evaluator):
         return out
 
 
-EVALUATORS = {"pubeval": PubevalEvaluator, "race": RaceEvaluator, "gnubg": GnubgEvaluator}
+class RolloutEvaluator(Evaluator):
+    """Monte Carlo rollouts: from each afterstate both sides play on with ``pubeval``'s
+    choices to the end of the game; the value is the mean result in points (±1/2/3) for the
+    player who made the play.  Every afterstate of one call sees the same dice sequences
+    (common random numbers), so differences between plays are not drowned in dice luck."""
+
+    def __init__(self, rollouts: int = 16, seed: int = 0):
+        self.rollouts = rollouts
+        self.seed = seed
+        self._calls = 0
+
+    def afterstate_values(self, rows, race):
+        self._calls += 1
+        out = np.zeros(len(rows))
+        for k in range(self.rollouts):
+            for i, r in enumerate(rows):
+                dice = np.random.default_rng([self.seed, self._calls, k])
+                out[i] += self.playout(np.asarray(r, dtype=np.int64), dice)
+        return out / self.rollouts
+
+    @staticmethod
+    def playout(afterstate: np.ndarray, dice) -> float:
+        board, sign = afterstate, 1.0
+        for _ in range(1000):
+            board, sign = _swap(board), -sign
+            a, b = dice.integers(1, 7, size=2)
+            rows = fast.afterstates(board, int(a), int(b))
+            if len(rows):
+                rows = np.array(rows, dtype=np.int64)
+                board = rows[int(np.argmax(pubeval_scores(rows, _is_race(board))))]
+                done = _finished_value(board[None, :])[0]
+                if done:
+                    return sign * done / WIN
+        return 0.0
+
+
+_PUBEVAL = PubevalEvaluator()
+EVALUATORS = {"pubeval": PubevalEvaluator, "race": RaceEvaluator, "gnubg": GnubgEvaluator,
+              "rollout": RolloutEvaluator}
 
 
 def make_evaluator(name: str) -> Evaluator:
@@ -163,11 +203,11 @@ class ExpectimaxAgent(AfterstateAgent):
             return plays[0]
         race = Position.is_race(view.turn_start)
         rows = np.array([p.position for p in plays], dtype=np.int64)
-        static = self.evaluator.values(rows, race)
-        if self.plies == 0:
-            return plays[int(np.argmax(static))]
-        order = np.argsort(-static, kind="stable")[: self.filter]
-        values = [self.value(rows[i], self.plies, static[i]) for i in order]
+        # move filter: the candidates are the best plays by pubeval (cheap) at 0 ply
+        prefilter = _PUBEVAL.values(rows, race)
+        order = np.argsort(-prefilter, kind="stable")[: self.filter]
+        static = self.evaluator.values(rows[order], race)
+        values = [self.value(rows[i], self.plies, static[j]) for j, i in enumerate(order)]
         return plays[int(order[int(np.argmax(values))])]
 
 
