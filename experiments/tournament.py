@@ -343,8 +343,9 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
         if beyond:
             raise PipslabError(f"--resume: {out} already holds games up to id {max(done)}; "
                                f"--games {args.games} is smaller")
-    else:
-        for stale in ("games.csv",):
+    else:   # a fresh run: nothing of an earlier one may be mistaken for this one's
+        for stale in ("games.csv", "summary.csv", "pairings.csv", "ratings.csv", "summary.md",
+                      "head_to_head.png", "ratings.png", "pip_margins.png"):
             if (out / stale).exists():
                 (out / stale).unlink()
     _atomic_write(manifest_path, json.dumps(manifest, indent=2) + "\n")
@@ -359,7 +360,7 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
         elif workers > 1:
             size = max(1, min(50, len(todo) // (workers * 16)))
         else:
-            size = 16
+            size = 1   # one game at a time: with slow agents the bar and Ctrl-C stay responsive
         executor = make_executor(task, workers, args.backend)   # before the bar: fork with no extra threads
         log = _GameLog(games_path, header, args.fsync_every_s)
         bar = tqdm(total=args.games, initial=len(done), desc=f"{label} tournament", unit="game",
