@@ -11,8 +11,9 @@
   the luck of the deal cancels.  Game ``i`` of seed ``S`` always has the same deal, seats
   and seeds (see :mod:`experiments.seedplan`), so ``pipslab play GAME --replay ID --from
   DIR`` replays any game exactly.
-* **Records**: one row per game appended to ``DIR/games.csv`` as games finish (flushed at
-  once, fsynced at least every second and at the end): ``game_id`` (unique), game, variant,
+* **Records**: one row per game appended to ``DIR/games.csv`` as games finish (flushed
+  within 50 ms — the progress bar counts a game once it is in the file —, fsynced at least
+  every second and at the end): ``game_id`` (unique), game, variant,
   options, deal, seeds, seats and agents, moves, result, winner, returns, pips left and
   points of every seat, blocked, passes, draws, duration.  At the end the file is
   rewritten sorted by ``game_id``.
