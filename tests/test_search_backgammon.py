@@ -1,0 +1,79 @@
+"""Backgammon search agents: expectimax and mcts play legal whole games; 0-ply expectimax
+with pubeval chooses what pubeval chooses; budgets are checked."""
+import numpy as np
+import pytest
+
+from agents.base import Observation
+from agents.registry import make_agent
+from agents.search_backgammon import ROLL_P, ROLLS, _finished_value, _is_race, _swap
+from envs.backgammon import BackgammonState, Position, legal_plays, new_game
+from envs.errors import PipslabError
+from experiments.games import game_spec, play_game
+
+
+def test_the_21_rolls_carry_probability_one():
+    assert len(ROLLS) == 21 and abs(ROLL_P.sum() - 1) < 1e-12
+    assert sum(1 for a, b in ROLLS if a == b) == 6
+
+
+def test_race_and_finished_helpers():
+    start = np.array(Position.start())
+    assert not _is_race(start)
+    assert np.array_equal(_swap(_swap(start)), start)
+    race = Position.from_points({1: 5, 2: 5}, {20: 5, 24: 5})
+    assert _is_race(np.array(race))
+    done = np.zeros(26, dtype=np.int64)  # I have borne off all 15
+    done[20] = -15                       # all his checkers on my 20 (his home board)
+    assert _finished_value(done[None, :])[0] == 200.0  # a gammon: he bore off none
+    done[20], done[3] = -14, -1         # one of his in my home board: a backgammon
+    assert _finished_value(done[None, :])[0] == 300.0
+
+
+def test_zero_ply_pubeval_expectimax_plays_like_pubeval():
+    rng = np.random.default_rng(0)
+    a, b = make_agent("expectimax:plies=0,eval=pubeval", "backgammon"), make_agent("pubeval", "backgammon")
+    state = new_game(rng)
+    checked = 0
+    while not state.is_terminal and checked < 60:
+        if state.is_chance:
+            state.apply_chance(rng)
+            continue
+        p = state.current_player
+        obs = Observation(p, state.observe(p), state.legal_actions(), state.num_actions)
+        x, y = a.act(obs, rng), b.act(obs, rng)
+        assert x == y
+        state.apply(x)
+        checked += 1
+
+
+@pytest.mark.parametrize("spec", ["expectimax:plies=1,eval=pubeval,filter=3", "mcts:iters=30",
+                                  "mcts:iters=10,eval=rollout", "expectimax:plies=0,eval=rollout,filter=2"])
+def test_search_agents_finish_games_legally(spec):
+    spec_obj = game_spec("backgammon")
+    agents = [make_agent(spec, "backgammon"), make_agent("race", "backgammon")]
+    state, moves, _ = play_game(spec_obj, {}, agents, [3, 0, 0], [3, 1, 0])
+    assert state.is_terminal and moves > 10
+    assert sorted(state.returns()) in ([-1.0, 1.0], [-2.0, 2.0], [-3.0, 3.0])
+
+
+def test_expectimax_takes_a_winning_bear_off():
+    # me: two checkers on my 1-point, dice 2-1: both come off and the game is won
+    pos = Position.from_points({1: 2}, {24: 15})
+    state = BackgammonState.from_position_id(pos.id, dice=(2, 1))
+    agent = make_agent("expectimax:plies=1", "backgammon")
+    rng = np.random.default_rng(0)
+    while not state.is_terminal:
+        p = state.current_player
+        state.apply(agent.act(Observation(p, state.observe(p), state.legal_actions(), state.num_actions), rng))
+    assert state.result()["winner"] == 0
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("expectimax:plies=3", "plies must be 0, 1 or 2"),
+    ("expectimax:filter=0", "filter must be at least 1"),
+    ("expectimax:eval=tdgammon", "unknown backgammon evaluator"),
+    ("mcts:iters=0", "iters must be at least 1"),
+])
+def test_bad_parameters(spec, message):
+    with pytest.raises(PipslabError, match=message):
+        make_agent(spec, "backgammon")
