@@ -68,14 +68,26 @@ def _play_chunk(ids: Sequence[int]) -> List[dict]:
     return _RUNNER.records(ids)
 
 
+def start_method(loaded_modules) -> str:
+    """``fork`` where the platform has it: workers start at once and inherit agents registered
+    at run time.  Once torch is loaded a forked child can hang on its thread pools, so then
+    ``forkserver`` (or ``spawn``): workers import ``--import`` modules and build their agents
+    afresh from the spec strings."""
+    import multiprocessing as mp
+    methods = mp.get_all_start_methods()
+    if "fork" in methods and "torch" not in loaded_modules:
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
 class ProcessExecutor:
     name = "process"
 
     def __init__(self, task: Task, workers: int):
         import multiprocessing as mp
-        # fork where available: workers start at once and inherit agents registered at run time
-        method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-        self.pool = mp.get_context(method).Pool(workers, initializer=_init_worker, initargs=(task,))
+        import sys
+        self.pool = mp.get_context(start_method(sys.modules)).Pool(workers, initializer=_init_worker,
+                                                                   initargs=(task,))
 
     def run(self, chunks: Iterable[Sequence[int]]) -> Iterator[List[dict]]:
         yield from self.pool.imap_unordered(_play_chunk, list(chunks))
