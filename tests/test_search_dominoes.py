@@ -131,3 +131,17 @@ def test_bench_solver_json_has_median_and_p90():
     data = json.loads(r.stdout.strip().splitlines()[-1])
     assert 0 < data["median_solve_s"] <= data["p90_solve_s"]
     assert data["peers"]["dominoes_omniscient_4p_14_tiles_left"]["positions"] == 10
+
+
+@pytest.mark.parametrize("game, options", [
+    ("troshin", {"players": 4, "pairs": True}),
+    ("troshin", {"players": 3}),
+    ("triple", {"players": 3}),
+    ("triple", {"players": 2}),
+])
+def test_ismcts_plays_every_variant_and_player_count(game, options):
+    spec = game_spec(game)
+    n = spec.players(options)
+    agents = [make_agent("ismcts:iters=25", game)] + [make_agent("random", game) for _ in range(n - 1)]
+    state, moves, _ = play_game(spec, options, agents, [2, 0, 0], [2, 1, 0])
+    assert state.is_terminal and moves > 0
