@@ -1,7 +1,7 @@
 """``pipslab bench harness``: what the tournament harness costs over the bare game loop.
 
 Random agents on Happy block dominoes, one process, the same games (the tournament's seed
-plan) played three ways, best of ``--repeat`` runs each:
+plan) played three ways, in ``--repeat`` interleaved rounds:
 
 * **bare loop** — ``play_game`` on each game of the plan, nothing recorded;
 * **harness, games** — ``pipslab tournament --workers 1 --no-plots``'s playing phase:
@@ -10,9 +10,13 @@ plan) played three ways, best of ``--repeat`` runs each:
 * **harness, total** — the whole run: also reading the records back, the summary tables,
   ratings with 200 bootstrap resamples, CSV and Markdown files (plots excluded).
 
+Besides, within each harness run the time spent inside ``play_game`` is clocked apart from
+the whole games phase; their ratio is the harness's overhead measured under the very same
+load, the steadiest of these numbers on a shared machine.
+
 Times are CPU seconds of this process (``time.process_time``), so that other load on a
-shared machine disturbs the comparison less.  The number of games is what the bare loop
-plays in ``--seconds`` (at least 2,000).
+shared machine disturbs the comparison less.  Each way plays about ``--seconds`` of games in
+all (at least 1,000 a round).
 Also runnable as ``python -m experiments.bench_harness``.
 """
 from __future__ import annotations
@@ -59,7 +63,7 @@ def _harness(n: int, seed: int, out: Path, progress: bool):
         start = time.process_time()
         result = run_tournament(args)
         total = time.process_time() - start
-    return result.cpu_timings["games"], total
+    return result.cpu_timings["games"], total, result.timings["games"], result.timings["play_game"]
 
 
 def _register_second_random() -> None:
@@ -68,37 +72,43 @@ def _register_second_random() -> None:
         registry.register("random2", games=["happy"])(lambda game: make_agent("random", game))
 
 
-def measure(seconds: float, seed: int, repeat: int = 3, min_games: int = 2000) -> dict:
-    """Runs bare, bare+result and the harness ``repeat`` times, interleaved; reports the
-    median time of each and the median of the per-round overheads (robust to load that
-    comes and goes on a shared machine)."""
+def measure(seconds: float, seed: int, repeat: int = 7, min_games: int = 1000) -> dict:
+    """Runs the bare loop, bare loop + result() and the harness in ``repeat`` interleaved
+    rounds (their order rotating), each round worth ``seconds / repeat`` of bare play, and
+    compares the total CPU time of each over all rounds — load that comes and goes on a
+    shared machine falls on all three alike."""
     _register_second_random()
     _bare(100, seed)
     t = _bare(300, seed)
-    n = max(min_games, int(seconds / max(t / 300, 1e-9)))
-    bare, bare_res, games, total = [], [], [], []
+    n = max(min_games, int(seconds / repeat / max(t / 300, 1e-9)))
+    times = {"bare": 0.0, "bare_result": 0.0, "games": 0.0, "total": 0.0, "wall": 0.0, "inside": 0.0}
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(repeat):
-            bare.append(_bare(n, seed))
-            bare_res.append(_bare(n, seed, with_result=True))
-            g, tot = _harness(n, seed, Path(tmp) / f"run{r}", progress=True)
-            games.append(g)
-            total.append(tot)
-    med = statistics.median
-    b, br, g, tot = med(bare), med(bare_res), med(games), med(total)
-    return {"games": n, "repeat": repeat, "bare_s": b, "bare_result_s": br, "harness_games_s": g,
-            "harness_total_s": tot, "bare_games_per_s": n / b, "bare_result_games_per_s": n / br,
-            "harness_games_per_s": n / g, "harness_total_games_per_s": n / tot,
-            "overhead_games": med([x / y - 1 for x, y in zip(games, bare)]),
-            "overhead_total": med([x / y - 1 for x, y in zip(total, bare)]),
-            "overhead_games_vs_result": med([x / y - 1 for x, y in zip(games, bare_res)]),
-            "overhead_result": med([x / y - 1 for x, y in zip(bare_res, bare)])}
+            steps = ["bare", "bare_result", "harness"]
+            for step in steps[r % 3:] + steps[:r % 3]:
+                if step == "harness":
+                    g, tot, wall, inside = _harness(n, seed, Path(tmp) / f"run{r}", progress=True)
+                    times["games"] += g
+                    times["total"] += tot
+                    times["wall"] += wall
+                    times["inside"] += inside
+                else:
+                    times[step] += _bare(n, seed, with_result=step == "bare_result")
+    games = n * repeat
+    b, br, g, tot = times["bare"], times["bare_result"], times["games"], times["total"]
+    return {"games": games, "games_per_round": n, "repeat": repeat, "bare_s": b, "bare_result_s": br,
+            "harness_games_s": g, "harness_total_s": tot, "bare_games_per_s": games / b,
+            "bare_result_games_per_s": games / br, "harness_games_per_s": games / g,
+            "harness_total_games_per_s": games / tot, "overhead_games": g / b - 1, "overhead_total": tot / b - 1,
+            "overhead_games_vs_result": g / br - 1, "overhead_result": br / b - 1,
+            "in_run_games_s": times["wall"], "in_run_play_game_s": times["inside"],
+            "overhead_in_run": times["wall"] / times["inside"] - 1}
 
 
 def format_table(r: dict) -> str:
     w = 40
-    lines = [f"Happy block, random vs random, {r['games']:,} games, one process, median of {r['repeat']} "
-             "interleaved rounds (CPU seconds)",
+    lines = [f"Happy block, random vs random, one process: {r['repeat']} interleaved rounds of "
+             f"{r['games_per_round']:,} games each way (CPU seconds, all rounds)",
              f"{'':<{w}} {'CPU s':>7} {'games/s':>9} {'overhead':>9}", "-" * (w + 28),
              f"{'bare loop: play_game':<{w}} {r['bare_s']:>7.2f} {r['bare_games_per_s']:>9,.0f} {'':>9}",
              f"{'bare loop + state.result()':<{w}} {r['bare_result_s']:>7.2f} "
@@ -108,13 +118,17 @@ def format_table(r: dict) -> str:
              f"{'harness: whole run (+ tables, ratings)':<{w}} {r['harness_total_s']:>7.2f} "
              f"{r['harness_total_games_per_s']:>9,.0f} {r['overhead_total']:>+9.1%}",
              "-" * (w + 28),
-             f"overhead = the row's time over the bare play_game loop's; harness over "
-             f"play_game + result(): {r['overhead_games_vs_result']:+.1%}"]
+             f"overhead: over the bare play_game loop; the harness over play_game + result(): "
+             f"{r['overhead_games_vs_result']:+.1%}",
+             f"in the same runs (wall clock, immune to load that comes and goes): the harness's games "
+             f"phase took {r['in_run_games_s']:.2f} s,",
+             f"of which {r['in_run_play_game_s']:.2f} s inside play_game: harness overhead "
+             f"{r['overhead_in_run']:+.1%}"]
     return "\n".join(lines)
 
 
 def run(args) -> int:
-    r = measure(args.seconds, args.seed, getattr(args, "repeat", 3))
+    r = measure(args.seconds, args.seed, getattr(args, "repeat", 7))
     print(format_table(r))
     if args.out:
         out = Path(args.out)
@@ -129,7 +143,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.bench_harness", description=__doc__)
     p.add_argument("--seconds", type=float, default=5.0)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--json", action="store_true")
     p.add_argument("--out", default=None)
     return run(p.parse_args(argv))

@@ -43,9 +43,21 @@ class SerialExecutor:
     def __init__(self, task: Task):
         self.runner = GameRunner(task)
 
-    def run(self, chunks: Iterable[Sequence[int]]) -> Iterator[List[dict]]:
+    def run(self, chunks: Iterable[Sequence[int]], batch_s: float = 0.02) -> Iterator[List[dict]]:
+        """Yields the records of the games finished in each ``batch_s`` (at least one game)."""
+        import time
+        record, clock = self.runner.record, time.monotonic
+        batch: List[dict] = []
+        last = clock()
         for chunk in chunks:
-            yield self.runner.records(chunk)
+            for game_id in chunk:
+                batch.append(record(game_id))
+                now = clock()
+                if now - last >= batch_s:
+                    yield batch
+                    batch, last = [], now
+        if batch:
+            yield batch
 
     def terminate(self) -> None:
         pass

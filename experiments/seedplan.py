@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import json
 import numbers
+import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -149,6 +150,7 @@ class GameRunner:
         self.plan = Plan(len(task.agents), self.units, task.fmt, task.duplicate, task.hero)
         self._agents: Dict[Tuple[int, int], object] = {}
         self._seatings: Dict[tuple, tuple] = {}
+        self.play_seconds = 0.0   # wall time inside play_game (all of it, seeding included)
         self.solo = all(len(u) == 1 for u in self.units) and [u[0] for u in self.units] == list(range(len(self.units)))
         self._keys: Dict[int, dict] = {}
 
@@ -188,7 +190,9 @@ class GameRunner:
                                              [self.task.agents[k] for k in seat_idx])
         seat_agents, seat_names = seating
         deal_seed, agent_seed = seeds(self.task.seed, deal, game_id)
+        t0 = time.perf_counter()
         state, moves, seconds = play_game(self.spec, self.options, seat_agents, deal_seed, agent_seed, on_move)
+        self.play_seconds += time.perf_counter() - t0
         rec = make_record(self, game_id, deal, rot, seat_names, deal_seed, agent_seed, state, moves, seconds)
         return rec, state, seat_agents
 
@@ -228,8 +232,8 @@ def make_record(runner: GameRunner, game_id, deal, rot, seat_names, deal_seed, a
         kind, top = outcome(returns if runner.solo else [sum(returns[s] for s in u) / len(u) for u in units])
     rec = {
         "game_id": game_id, "game": task.game, "variant": runner.label, "options": task.options_json,
-        "deal_id": deal, "rotation": rot, "deal_seed": "-".join(map(str, deal_seed)),
-        "agent_seed": "-".join(map(str, agent_seed)), "players": n,
+        "deal_id": deal, "rotation": rot, "deal_seed": f"{deal_seed[0]}-{deal_seed[1]}-{deal_seed[2]}",
+        "agent_seed": f"{agent_seed[0]}-{agent_seed[1]}-{agent_seed[2]}", "players": n,
     }
     rec.update(zip(keys["seat"], seat_names))
     rec["moves"] = moves

@@ -133,7 +133,9 @@ class TournamentResult:
     def __init__(self, games, summary, pairings, ratings, out: Path, played: int, files: List[str]):
         self.games, self.summary, self.pairings, self.ratings = games, summary, pairings, ratings
         self.out, self.played, self.files = out, played, files
-        self.timings: Dict[str, float] = {}   # seconds: "games" (playing + records), "tables" (the rest)
+        # wall seconds: "games" (playing + records), "tables" (the rest), "play_game" (serial
+        # runs: the part of "games" spent inside the game loop itself)
+        self.timings: Dict[str, float] = {}
         self.cpu_timings: Dict[str, float] = {}   # the same in CPU seconds of this process
 
     def __iter__(self):
@@ -353,6 +355,7 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
 
     todo = [i for i in range(args.games) if i not in done]
     played = 0
+    play_seconds = float("nan")
     t0, c0 = time.perf_counter(), time.process_time()
     if todo:
         workers = min(args.workers, max(1, len(todo)))
@@ -361,7 +364,7 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
         elif workers > 1:
             size = max(1, min(50, len(todo) // (workers * 16)))
         else:
-            size = 1   # one game at a time: with slow agents the bar and Ctrl-C stay responsive
+            size = len(todo)   # the serial executor hands over what it finished every 20 ms
         executor = make_executor(task, workers, args.backend)   # before the bar: fork with no extra threads
         log = _GameLog(games_path, header, args.fsync_every_s)
         bar = tqdm(total=args.games, initial=len(done), desc=f"{label} tournament", unit="game",
@@ -373,6 +376,9 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
                     bar.update(counted)
                 played += len(records)
             bar.update(log.close())
+            runner = getattr(executor, "runner", None)   # serial: how much of the time was the game loop
+            if runner is not None:
+                play_seconds = runner.play_seconds
         except KeyboardInterrupt:
             executor.terminate()
             log.close()
@@ -391,7 +397,7 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
     if not was_sorted:   # parallel or resumed runs append in arrival order; the final file is in id order
         _atomic_write(games_path, games_df.to_csv(index=False))
     result = _write_tables(args, games_df, units, label, out, played)
-    result.timings = {"games": t1 - t0, "tables": time.perf_counter() - t1}
+    result.timings = {"games": t1 - t0, "tables": time.perf_counter() - t1, "play_game": play_seconds}
     result.cpu_timings = {"games": c1 - c0, "tables": time.process_time() - c1}
     return result
 
