@@ -323,3 +323,14 @@ def test_backgammon_like_results_give_gammon_rates_and_points(tmp_path):
     assert s.loc["t_bump", "avg_points"] == pytest.approx(-s.loc["t_stand", "avg_points"])
     p = res.pairings.iloc[0]
     assert p["gammon_rate"] == pytest.approx(gammons / 200) and p["avg_points"] == pytest.approx(points / 200)
+
+
+def test_backgammon_through_the_harness(tmp_path):
+    res = run_tournament(TournamentArgs(game="backgammon", agents=["race", "pubeval"], games=4, seed=1,
+                                        out=str(tmp_path), progress=False, plots=False))
+    g = res.games
+    assert len(g) == 4 and g["deal_seed"].iloc[0] == g["deal_seed"].iloc[1]          # duplicate dice
+    assert (g["points_0"] == -g["points_1"]).all() and g["points_0"].abs().between(1, 3).all()
+    # the winner has borne off everything: no pips left
+    assert all(row[f"pips_left_{row['winner_seat']}"] == 0 for _, row in g.iterrows())
+    assert {"gammon_rate", "backgammon_rate", "avg_points"} <= set(res.summary.columns)
