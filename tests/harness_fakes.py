@@ -1,6 +1,6 @@
 """Test doubles for the harness tests: a tiny N-seat card game and deterministic agents.
 
-Importing this module registers (idempotently):
+Importing this module registers (:func:`install`; :func:`uninstall` takes them out again):
 
 * games ``fake3`` (3 seats), ``fake4pairs`` (4 seats, partners 0+2 against 1+3) and
   ``fakegammon`` (2 seats, backgammon-like result: one number of points, gammon flags) in
@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import os
 import time
-
-import numpy as np
 
 from agents.base import Agent
 from agents.registry import make_agent, register
@@ -131,9 +129,6 @@ class FakeGammonSpec(FakeSpec):
         return FakeGammonState(rng.integers(0, 10, size=2), (0, 1))
 
 
-_games.GAMES.setdefault("fake3", FakeSpec("fake3", 3, (0, 1, 2)))
-_games.GAMES.setdefault("fakegammon", FakeGammonSpec("fakegammon", 2, (0, 1)))
-_games.GAMES.setdefault("fake4pairs", FakeSpec("fake4pairs", 4, (0, 1, 0, 1)))
 FAKE_GAMES = ["fake3", "fake4pairs", "fakegammon"]
 
 
@@ -169,10 +164,34 @@ class SlowAgent(Agent):
         return self.inner.act(observation, rng)
 
 
-for _name in ("t_stand", "t_stand2", "t_stand3"):
-    register(_name, games=FAKE_GAMES + ["happy"])(lambda game: FirstAgent())
-register("t_bump", games=FAKE_GAMES)(lambda game: LastAgent())
-register("t_random", games=FAKE_GAMES)(lambda game: RandomFake())
-register("slow", games=["happy"])(lambda game: SlowAgent(game))
+_FAKE_SPECS = {"fake3": FakeSpec("fake3", 3, (0, 1, 2)), "fake4pairs": FakeSpec("fake4pairs", 4, (0, 1, 0, 1)),
+               "fakegammon": FakeGammonSpec("fakegammon", 2, (0, 1))}
+_FAKE_AGENTS = {
+    "t_stand": (FAKE_GAMES + ["happy"], lambda game: FirstAgent()),
+    "t_stand2": (FAKE_GAMES + ["happy"], lambda game: FirstAgent()),
+    "t_stand3": (FAKE_GAMES + ["happy"], lambda game: FirstAgent()),
+    "t_bump": (FAKE_GAMES, lambda game: LastAgent()),
+    "t_random": (FAKE_GAMES, lambda game: RandomFake()),
+    "slow": (["happy"], lambda game: SlowAgent(game)),
+}
 
-_ = np  # numpy is the fake game's RNG type
+
+def install() -> None:
+    """Register the fake games and agents (idempotent)."""
+    for name, spec in _FAKE_SPECS.items():
+        _games.GAMES.setdefault(name, spec)
+    for name, (games, factory) in _FAKE_AGENTS.items():
+        register(name, games=games)(factory)
+
+
+def uninstall() -> None:
+    """Take them out again, so tests elsewhere see only the real games and agents."""
+    from agents import registry
+    for name in _FAKE_SPECS:
+        if _games.GAMES.get(name) is _FAKE_SPECS[name]:
+            del _games.GAMES[name]
+    for name in _FAKE_AGENTS:
+        registry._REGISTRY.pop(name, None)
+
+
+install()   # imported as a plugin (``--import harness_fakes``): everything is there at once

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import harness_fakes  # noqa: F401  (registers the fake games and test agents)
 from envs.errors import PipslabError
 from experiments.cli import main
 from experiments.ratings import (bootstrap_ratings, elo_difference, expected_score, fit_bradley_terry,
@@ -21,6 +20,15 @@ from experiments.games import game_spec
 from experiments.tournament import CONFIG_DIR, TournamentArgs, load_config, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _fakes():
+    """The fake games and test agents of harness_fakes, for this module's tests only."""
+    import harness_fakes
+    harness_fakes.install()
+    yield
+    harness_fakes.uninstall()
 TESTS = Path(__file__).resolve().parent
 
 

@@ -12,10 +12,18 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import harness_fakes  # noqa: F401  (registers the ``slow`` agent in this process)
 from experiments.tournament import TournamentArgs, read_games, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _fakes():
+    """The fake games and test agents of harness_fakes, for this module's tests only."""
+    import harness_fakes
+    harness_fakes.install()
+    yield
+    harness_fakes.uninstall()
 TESTS = Path(__file__).resolve().parent
 GAMES = 240
 AGENTS = "slow,random,suits"
