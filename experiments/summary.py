@@ -120,7 +120,7 @@ def summarize(games: pd.DataFrame, agent_names: List[str], units: Sequence[Seque
 
 def summarize_pairings(games: pd.DataFrame, agent_names: List[str], units: Sequence[Sequence[int]],
                        pairs: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per pair of agents (in the order given): ``agent``'s record against ``opponent``
+    """One row per pair of agents that met (in the order given): ``agent``'s record against ``opponent``
     — games, wins, draws, losses, win rate with its Wilson interval, score, pips left (own,
     opponent's, difference), points per game, blocked share and win rate when blocked, and
     (backgammon) gammon and backgammon rates of the agent's wins and losses."""
@@ -146,6 +146,8 @@ def summarize_pairings(games: pd.DataFrame, agent_names: List[str], units: Seque
         for b in agent_names[j + 1:]:
             g = groups.get((a, b), empty)
             n = len(g)
+            if n == 0:  # never met (a gauntlet's field among itself)
+                continue
             win, loss = g["score"] == 1.0, g["score"] == 0.0
             wins, losses = int(win.sum()), int(loss.sum())
             low, high = wilson_interval(wins, n)

@@ -434,7 +434,7 @@ def _write_tables(args: TournamentArgs, games_df: pd.DataFrame, units, label: st
 
 # ------------------------------------------------------------------ config files
 _CONFIG_KEYS = {"game", "mode", "agents", "games", "seed", "format", "hero", "duplicate", "workers", "backend",
-                "out", "players", "pairs", "options", "imports", "plots", "progress"}
+                "out", "players", "pairs", "match", "options", "imports", "plots", "progress"}
 
 
 def load_config(path_text: str) -> dict:
@@ -498,6 +498,9 @@ def args_from_namespace(ns) -> TournamentArgs:
     pairs = True if ns.pairs else cfg.get("pairs")
     if pairs is not None:
         extra["pairs"] = bool(pairs)
+    match = True if ns.match else cfg.get("match")
+    if match is not None:
+        extra["match"] = bool(match)
     for item in ns.option or []:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
@@ -527,6 +530,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--mode", default=None, choices=["block", "draw"], help="Happy dominoes mode (default block)")
     parser.add_argument("--players", type=int, default=None, help="seats, for games that take 2-4 players")
     parser.add_argument("--pairs", action="store_true", help="four players as two pairs (partners opposite)")
+    parser.add_argument("--match", action="store_true",
+                        help="Troshin: a game is a whole match to 100 (same as --option match=true)")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE",
                         help="another game option (repeatable), e.g. --option gammons=false")
     parser.add_argument("--format", default=None, choices=list(FORMATS),

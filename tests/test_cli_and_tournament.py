@@ -116,3 +116,19 @@ def test_bench_reports_ours_and_peers_in_one_json():
     assert set(data["peers"]) == {"openspiel_block_dominoes", "dominoes_pkg"}
     assert all(v and v > 0 for v in data["peers"].values()), data
     assert data["clone_us"] > 0
+
+
+def test_match_flag_plays_troshin_matches_to_100(tmp_path):
+    out = tmp_path / "m"
+    assert main(["tournament", "troshin", "--players", "2", "--match", "--agents", "suits,random", "--games", "2",
+                 "--out", str(out), "--no-progress", "--workers", "1", "--no-plots"]) == 0
+    games = pd.read_csv(out / "games.csv")
+    assert (games["variant"] == "troshin-2-match").all()
+    assert len(games) == 2
+
+
+def test_gauntlet_pairings_list_only_pairs_that_met(tmp_path):
+    games, summary, pairings = run_tournament(TournamentArgs(agents=["heaviest", "suits", "random"], games=12,
+                                                             fmt="gauntlet", out=str(tmp_path), progress=False,
+                                                             plots=False))
+    assert set(map(tuple, pairings[["agent", "opponent"]].values)) == {("heaviest", "suits"), ("heaviest", "random")}
