@@ -26,7 +26,8 @@ def register(name: str, games: Iterable[str]) -> Callable[[Factory], Factory]:
     return deco
 
 
-def _parse_value(text: str):
+def parse_value(text: str):
+    """``"3"`` -> 3, ``"0.5"`` -> 0.5, ``"true"`` -> True, anything else stays a string."""
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
@@ -46,7 +47,7 @@ def parse_spec(spec: str) -> Tuple[str, dict]:
             key, eq, value = item.partition("=")
             if not eq or not key.strip():
                 raise PipslabError(f"bad agent parameter {item!r} in {spec!r}: expected key=value")
-            params[key.strip()] = _parse_value(value.strip())
+            params[key.strip()] = parse_value(value.strip())
     return name.strip(), params
 
 

@@ -48,7 +48,7 @@ def add_arguments(parser) -> None:
 
 
 def _options(game: str, ns) -> dict:
-    from .tournament import _parse_value
+    from agents.registry import parse_value
     options = {"mode": ns.mode} if game == "happy" else {}
     if ns.players is not None:
         options["players"] = ns.players
@@ -58,7 +58,7 @@ def _options(game: str, ns) -> dict:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise PipslabError(f"bad --option {item!r}: expected KEY=VALUE")
-        options[key.strip()] = _parse_value(value.strip())
+        options[key.strip()] = parse_value(value.strip())
     return options
 
 

@@ -50,6 +50,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import pandas as pd
 from tqdm import tqdm
 
+from agents.registry import parse_value
 from envs.errors import PipslabError
 
 from .executors import BACKENDS, chunked, default_workers, make_executor
@@ -462,18 +463,6 @@ def load_config(path_text: str) -> dict:
     return data
 
 
-def _parse_value(text: str):
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
-
-
 def args_from_namespace(ns) -> TournamentArgs:
     """Flags given on the command line, then the config file, then the defaults."""
     cfg = load_config(ns.config) if ns.config else {}
@@ -505,7 +494,7 @@ def args_from_namespace(ns) -> TournamentArgs:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise PipslabError(f"bad --option {item!r}: expected KEY=VALUE")
-        extra[key.strip()] = _parse_value(value.strip())
+        extra[key.strip()] = parse_value(value.strip())
     duplicate = False if ns.no_duplicate else bool(cfg.get("duplicate", True))
     imports = tuple(cfg.get("imports", ())) + tuple(ns.imports or ())
     return TournamentArgs(

@@ -63,15 +63,23 @@ from .variants import Variant, happy
 OBS_SIZE = 111
 
 
-def encode_view(view: DominoView) -> np.ndarray:
-    """The 111-float observation vector of a 2-player view (see the module docstring)."""
-    x = np.zeros(OBS_SIZE, dtype=np.float32)
-    me = view.player
+def encode_tiles(view: DominoView, x: np.ndarray) -> None:
+    """The part every domino observation shares: ``x[0:28]`` the viewer's own hand, then for
+    each seat ``k`` places after the viewer (the viewer is ``k = 0``), ``x[28 + 28*k + t]``
+    set when that seat placed tile ``t``."""
+    me, n = view.player, view.variant.players
     for t in tiles_of(view.hand):
         x[t] = 1.0
     for kind, p, tile, _e, _l, _r in view.history:
         if kind == 0:
-            x[(28 if p == me else 56) + tile] = 1.0
+            x[28 + 28 * ((p - me) % n) + tile] = 1.0
+
+
+def encode_view(view: DominoView) -> np.ndarray:
+    """The 111-float observation vector of a 2-player view (see the module docstring)."""
+    x = np.zeros(OBS_SIZE, dtype=np.float32)
+    me = view.player
+    encode_tiles(view, x)
     x[84 + (view.left if view.left >= 0 else 7)] = 1.0
     x[92 + (view.right if view.right >= 0 else 7)] = 1.0
     opp = 1 - me

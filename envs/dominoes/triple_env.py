@@ -50,7 +50,7 @@ from typing import Optional
 import numpy as np
 
 from .engine import DominoView
-from .env import DominoEnvBase
+from .env import DominoEnvBase, encode_tiles
 from .tiles import N_TILES, tiles_of
 from .variants import triple
 
@@ -63,11 +63,7 @@ def encode_triple_view(view: DominoView) -> np.ndarray:
     n = v.players
     me = view.player
     x = np.zeros(OBS_SIZE, dtype=np.float32)
-    for t in tiles_of(view.hand):
-        x[t] = 1.0
-    for kind, p, tile, _e, _l, _r in view.history:
-        if kind == 0:
-            x[28 + 28 * ((p - me) % n) + tile] = 1.0
+    encode_tiles(view, x)
     total = 0
     for k, e in enumerate(view.ends):
         x[140 + 8 * k + (e if e >= 0 else 7)] = 1.0

@@ -56,7 +56,7 @@ import numpy as np
 from envs.errors import PipslabError
 
 from .engine import DominoView
-from .env import DominoEnvBase
+from .env import DominoEnvBase, encode_tiles
 from .match import TroshinMatch, new_match
 from .notation import parse_position
 from .tiles import N_TILES, tiles_of
@@ -71,11 +71,7 @@ def encode_troshin_view(view: DominoView) -> np.ndarray:
     n = v.players
     me = view.player
     x = np.zeros(OBS_SIZE, dtype=np.float32)
-    for t in tiles_of(view.hand):
-        x[t] = 1.0
-    for kind, p, tile, _e, _l, _r in view.history:
-        if kind == 0:
-            x[28 + 28 * ((p - me) % n) + tile] = 1.0
+    encode_tiles(view, x)
     x[140 + (view.left if view.left >= 0 else 7)] = 1.0
     x[148 + (view.right if view.right >= 0 else 7)] = 1.0
     for r in range(1, n):
