@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from envs.backgammon import Position, legal_plays
+from envs.backgammon import Position
 from envs.backgammon import fast
 from envs.errors import PipslabError
 

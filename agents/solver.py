@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from envs.dominoes.engine import DominoState
-from envs.dominoes.tiles import OTHER_HALF, PIPS, SUIT, tiles_of
+from envs.dominoes.tiles import OTHER_HALF, PIPS, SUIT
 from envs.errors import PipslabError
 
 BIG = 1000

@@ -30,6 +30,21 @@ def add_arguments(parser) -> None:
     parser.add_argument("--moves", type=int, default=None, help="ismcts: decisions to time (default 20)")
 
 
+def report(args, result: dict, table: str, filename: str) -> int:
+    """Print ``table``; write ``result`` to ``--out/filename``; with ``--json`` print it as
+    one JSON object on the last line."""
+    import json
+    from pathlib import Path
+    print(table)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / filename).write_text(json.dumps(result, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(result))
+    return 0
+
+
 def run(args) -> int:
     if args.seconds <= 0:
         raise PipslabError("--seconds must be positive")

@@ -21,9 +21,7 @@ Compilation (numba) happens before any clock starts.
 """
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -220,12 +218,6 @@ def format_table(r: dict) -> str:
 
 
 def run(args) -> int:
+    from .bench import report
     r = measure(args.seconds, args.seed)
-    print(format_table(r))
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "bench_backgammon.json").write_text(json.dumps(r, indent=2) + "\n")
-    if args.json:
-        print(json.dumps(r))
-    return 0
+    return report(args, r, format_table(r), "bench_backgammon.json")

@@ -16,10 +16,8 @@ Peers come from the ``[bench]`` extra; a missing one is reported as ``null``.
 """
 from __future__ import annotations
 
-import json
 import random
 import time
-from pathlib import Path
 
 from envs.dominoes.engine import deal
 from envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW, TRIPLE_4, TROSHIN_4_PAIRS
@@ -119,12 +117,6 @@ def format_table(r: dict) -> str:
 
 
 def run(args) -> int:
+    from .bench import report
     r = measure(args.seconds, args.seed)
-    print(format_table(r))
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "bench_dominoes.json").write_text(json.dumps(r, indent=2) + "\n")
-    if args.json:
-        print(json.dumps(r))
-    return 0
+    return report(args, r, format_table(r), "bench_dominoes.json")

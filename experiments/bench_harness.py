@@ -25,7 +25,6 @@ import argparse
 import contextlib
 import io
 import json
-import statistics
 import tempfile
 import time
 from pathlib import Path

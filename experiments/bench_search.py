@@ -15,13 +15,10 @@ gives its bot one: the opponent's hand and the deck re-dealt uniformly.
 """
 from __future__ import annotations
 
-import json
 import random
 import signal
 import statistics
 import time
-from pathlib import Path
-
 import numpy as np
 
 from agents.base import Observation
@@ -29,6 +26,8 @@ from agents.search_dominoes import ISMCTSAgent
 from agents.solver import Solver
 from envs.dominoes.engine import deal
 from envs.dominoes.variants import HAPPY_BLOCK
+
+from .bench import report
 
 
 def _quantile(xs, q):
@@ -101,16 +100,15 @@ def run_solver(args) -> int:
     except ImportError as exc:
         result["peers"]["dominoes_omniscient_4p_14_tiles_left"] = None
         result["peer_errors"] = {"dominoes": f"not installed ({exc.name}); pip install .[bench]"}
-    print(f"exact solve, Happy block after the deal, {deals} deals: median {result['median_solve_s'] * 1e3:.2f} ms, "
-          f"p90 {result['p90_solve_s'] * 1e3:.2f} ms, max {result['max_solve_s'] * 1e3:.1f} ms, "
-          f"median {result['median_nodes']:.0f} nodes")
+    lines = [f"exact solve, Happy block after the deal, {deals} deals: median {result['median_solve_s'] * 1e3:.2f} ms, "
+             f"p90 {result['p90_solve_s'] * 1e3:.2f} ms, max {result['max_solve_s'] * 1e3:.1f} ms, "
+             f"median {result['median_nodes']:.0f} nodes"]
     peer = result["peers"].get("dominoes_omniscient_4p_14_tiles_left")
     if peer:
         med = f"{peer['median_s']:.3f} s" if peer["median_s"] is not None else "n/a"
-        print(f"dominoes package omniscient, 4 players, one decision with 14 tiles left: median {med} "
-              f"over {peer['positions']} positions ({peer['timeouts_20s']} over 20 s)")
-    _finish(args, result, "bench_solver.json")
-    return 0
+        lines.append(f"dominoes package omniscient, 4 players, one decision with 14 tiles left: median {med} "
+                     f"over {peer['positions']} positions ({peer['timeouts_20s']} over 20 s)")
+    return report(args, result, "\n".join(lines), "bench_solver.json")
 
 
 # ------------------------------------------------------------------ ISMCTS
@@ -185,23 +183,13 @@ def run_ismcts(args) -> int:
     except ImportError as exc:
         result["peers"]["openspiel_ismcts_python_block_dominoes_s_per_move"] = None
         result["peer_errors"] = {"openspiel": f"not installed ({exc.name}); pip install .[bench]"}
-    print(f"{'ISMCTS, 1,000 iterations per move':<50} {'s/move':>8}")
-    print(f"{'pipslab ismcts, Happy block':<50} {result['ours_s_per_move']:>8.3f}")
     peer = result["peers"]["openspiel_ismcts_python_block_dominoes_s_per_move"]
-    print(f"{'OpenSpiel ISMCTSBot, python_block_dominoes':<50} {peer:>8.3f}" if peer else "OpenSpiel: n/a")
+    lines = [f"{'ISMCTS, 1,000 iterations per move':<50} {'s/move':>8}",
+             f"{'pipslab ismcts, Happy block':<50} {result['ours_s_per_move']:>8.3f}",
+             f"{'OpenSpiel ISMCTSBot, python_block_dominoes':<50} {peer:>8.3f}" if peer else "OpenSpiel: n/a"]
     if result.get("speedup_vs_openspiel"):
-        print(f"ours is {result['speedup_vs_openspiel']:.1f}x faster per move")
-    _finish(args, result, "bench_ismcts.json")
-    return 0
-
-
-def _finish(args, result, filename):
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / filename).write_text(json.dumps(result, indent=2) + "\n")
-    if args.json:
-        print(json.dumps(result))
+        lines.append(f"ours is {result['speedup_vs_openspiel']:.1f}x faster per move")
+    return report(args, result, "\n".join(lines), "bench_ismcts.json")
 
 
 def run(args) -> int:

@@ -8,7 +8,7 @@ from envs.dominoes.engine import (
     DominoState, action_name, deal, decode, encode_place, opening_tile, sample_world,
 )
 from envs.dominoes.notation import format_position, parse_position, render
-from envs.dominoes.tiles import N_TILES, PIPS, TILES, mask_of, parse_tile, tile_name
+from envs.dominoes.tiles import N_TILES, PIPS, TILES, mask_of, tile_name
 from envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW, happy
 from envs.errors import IllegalActionError, PipslabError, PositionError
 

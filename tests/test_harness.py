@@ -2,9 +2,6 @@
 plan (seats rotated, duplicate deals), any number of seats and pairs, records, tables,
 plots, replay by id, parallel = serial, config files."""
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np

@@ -6,7 +6,7 @@ import pytest
 from agents.base import Observation
 from agents.registry import make_agent
 from agents.search_backgammon import ROLL_P, ROLLS, _finished_value, _is_race, _swap
-from envs.backgammon import BackgammonState, Position, legal_plays, new_game
+from envs.backgammon import BackgammonState, Position, new_game
 from envs.errors import PipslabError
 from experiments.games import game_spec, play_game
 

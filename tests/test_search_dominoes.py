@@ -1,8 +1,6 @@
 """PIMC, ISMCTS and the oracle: legal play, no peeking at hidden state, budgets, CLI."""
 import json
 import random
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -16,7 +14,7 @@ from envs.errors import PipslabError
 from experiments.games import game_spec, play_game
 
 from dominoes_helpers import place
-from test_cli_and_tournament import ROOT, pipslab
+from test_cli_and_tournament import pipslab
 
 SEARCH = ["pimc:samples=6", "ismcts:iters=60"]
 

@@ -13,7 +13,7 @@ from envs.dominoes.variants import (
 )
 from envs.errors import PipslabError
 
-from dominoes_helpers import hand, place, rest_of, t
+from dominoes_helpers import place, rest_of, t
 
 
 def hand_of(text):

@@ -421,12 +421,7 @@ class DominoState:
 
     def returns(self) -> List[float]:
         """+1 for each winner (partners alike), the others share the loss (zero-sum); 0 for all in a draw."""
-        n = self.variant.players
-        won = self.winners()
-        if not won:
-            return [0.0] * n
-        k = len(won)
-        return [1.0 if p in won else -k / (n - k) for p in range(n)]
+        return zero_sum_returns(self.winners(), self.variant.players)
 
     def result(self) -> dict:
         won = self.winners()
@@ -468,6 +463,17 @@ class DominoState:
 
 
 END_NAMES = ("left", "right", "side1", "side2")
+
+
+def zero_sum_returns(won: Sequence[int], players: int, split: bool = False) -> List[float]:
+    """Returns that add up to 0: +1 to each seat in ``won`` (+1/k each when ``split``), the
+    other seats share the loss equally; all 0 when nobody (or everybody) won."""
+    k = len(won)
+    if not k or k == players:
+        return [0.0] * players
+    gain = 1.0 / k if split else 1.0
+    loss = -1.0 / (players - k) if split else -k / (players - k)
+    return [gain if p in won else loss for p in range(players)]
 
 
 def action_name(variant: Variant, action: int) -> str:

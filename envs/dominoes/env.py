@@ -55,7 +55,7 @@ from gymnasium import spaces
 from agents.base import Agent, Observation
 from envs.errors import IllegalActionError, PipslabError
 
-from .engine import DominoState, DominoView, deal
+from .engine import DominoView, deal
 from .notation import format_position, parse_position, render
 from .tiles import N_TILES, tiles_of
 from .variants import Variant, happy

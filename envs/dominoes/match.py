@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence
 
 from envs.errors import IllegalActionError
 
-from .engine import DominoState, DominoView, MatchInfo, deal
+from .engine import DominoState, DominoView, MatchInfo, deal, zero_sum_returns
 from .variants import Variant
 
 
@@ -139,12 +139,7 @@ class TroshinMatch:
 
     def returns(self) -> List[float]:
         """+1 for each seat of the side that won the match, the others share the loss."""
-        n = self.variant.players
-        won = self.winners()
-        if not won:
-            return [0.0] * n
-        k = len(won)
-        return [1.0 if p in won else -k / (n - k) for p in range(n)]
+        return zero_sum_returns(self.winners(), self.variant.players)
 
     def pips_left(self) -> List[int]:
         return self.hand.pips_left()

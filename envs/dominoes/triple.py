@@ -32,7 +32,7 @@ from typing import List, Optional, Sequence
 
 from envs.errors import IllegalActionError
 
-from .engine import DRAW, PASS, PLACE, DominoState, DominoView
+from .engine import DRAW, PASS, PLACE, DominoState, DominoView, zero_sum_returns
 from .tiles import (
     DOUBLES_MASK, FULL_SET, IS_DOUBLE, N_TILES, OTHER_HALF, SUIT, TILES, count, tile_name, tiles_of,
 )
@@ -356,12 +356,7 @@ class TripleState(DominoState):
         return [] if len(top) == len(ranks) else top
 
     def returns(self) -> List[float]:
-        n = self.variant.players
-        won = self.winners()
-        if not won:
-            return [0.0] * n
-        k = len(won)
-        return [1.0 / k if p in won else -1.0 / (n - k) for p in range(n)]
+        return zero_sum_returns(self.winners(), self.variant.players, split=True)
 
     def points(self) -> List[int]:
         """Per seat: winnings minus penalties."""

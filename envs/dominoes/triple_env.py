@@ -51,7 +51,7 @@ import numpy as np
 
 from .engine import DominoView
 from .env import DominoEnvBase, encode_tiles
-from .tiles import N_TILES, tiles_of
+from .tiles import N_TILES
 from .variants import triple
 
 OBS_SIZE = 220

@@ -59,7 +59,7 @@ from .engine import DominoView
 from .env import DominoEnvBase, encode_tiles
 from .match import TroshinMatch, new_match
 from .notation import parse_position
-from .tiles import N_TILES, tiles_of
+from .tiles import N_TILES
 from .variants import troshin
 
 OBS_SIZE = 191
