@@ -123,7 +123,7 @@ def test_scenario4_equal_sums_are_a_draw_whatever_the_tile_counts():
 
 
 def test_scenario5_empty_hand_wins_at_once():
-    W, B = 0, 1
+    W = 0
     s = parse_position("happy-block; turn=0; ends=1|0; hands=2-2 / 0-0 0-2")
     assert s.legal_actions() == [HAPPY_BLOCK.pass_action]
     s.apply(HAPPY_BLOCK.pass_action)

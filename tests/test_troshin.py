@@ -126,7 +126,7 @@ def test_opening_6_6_then_highest_double_then_heaviest_tile():
 
 def test_draw_as_many_as_needed_then_pass_only_with_no_boneyard():
     s = parse_position("troshin-3; turn=1; ends=6|6; hands=1-1 / 0-1 0-2 / 2-3; boneyard=1-2 3-4 2-6 0-0")
-    draw, pass_ = TROSHIN_3.draw_action, TROSHIN_3.pass_action
+    draw = TROSHIN_3.draw_action
     assert s.legal_actions() == [draw]
     s.apply(draw)   # 1-2
     s.apply(draw)   # 3-4

@@ -45,6 +45,7 @@ import numpy as np
 from gymnasium import spaces
 
 from envs.errors import IllegalActionError, PipslabError
+from envs.observation import Observation
 
 from .features import NUM_FEATURES, tesauro_features
 from .game import NUM_ACTIONS, BackgammonState, new_game
@@ -114,7 +115,6 @@ class BackgammonEnv(gym.Env):
         legal = s.legal_actions()
         if self.opponent is None:
             return legal[int(self.np_random.integers(len(legal)))] if len(legal) > 1 else legal[0]
-        from agents.base import Observation  # plain dataclass; the env does not depend on agents
         obs = Observation(s.current_player, s.observe(s.current_player), legal, NUM_ACTIONS)
         return int(self.opponent.act(obs, self.np_random))
 

@@ -52,7 +52,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from agents.base import Agent, Observation
+from envs.observation import Observation
 from envs.errors import IllegalActionError, PipslabError
 
 from .engine import DominoView, deal
@@ -92,6 +92,10 @@ def encode_view(view: DominoView) -> np.ndarray:
             x[103 + n] = 1.0
     x[110] = 1.0 if view.variant.draw else 0.0
     return x
+
+
+def _is_agent(obj) -> bool:
+    return callable(getattr(obj, "act", None))
 
 
 class DominoEnvBase(gym.Env):
@@ -137,9 +141,8 @@ class DominoEnvBase(gym.Env):
         self._forfeit = False
 
     def _make_opponents(self, opponents):
-        from agents.registry import make_agent
         n = self.variant.players
-        if opponents is None or isinstance(opponents, (str, Agent)):
+        if opponents is None or isinstance(opponents, str) or _is_agent(opponents):
             opponents = [opponents] * n
         opponents = list(opponents)
         if len(opponents) != n:
@@ -150,8 +153,11 @@ class DominoEnvBase(gym.Env):
                 seats.append(None)
                 continue
             if opp is None or isinstance(opp, str):
+                # a name is looked up in the agents' registry, only for convenience: the env
+                # itself needs nothing of an agent but ``act(observation, rng)``
+                from agents.registry import make_agent
                 opp = make_agent(opp or "random", self.game)
-            if not isinstance(opp, Agent):
+            if not _is_agent(opp):
                 raise PipslabError(f"opponent must be an agent or an agent name, got {opp!r}")
             seats.append(opp)
         return seats
