@@ -35,6 +35,36 @@ from .registry import register
 from .solver import Solver
 
 
+class _Budget:
+    """Stop after ``count`` units of work, or — when ``seconds`` is given — once that much
+    time has passed (at least one unit is always done)."""
+
+    def __init__(self, agent: str, unit: str, count: int, seconds: float | None):
+        if count < 1:
+            raise PipslabError(f"{agent}: {unit} must be at least 1, got {count}")
+        if seconds is not None and seconds <= 0:
+            raise PipslabError(f"{agent}: time must be positive, got {seconds}")
+        self.count, self.seconds = count, seconds
+
+    def start(self) -> "_Budget":
+        self.done = 0
+        self.deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        return self
+
+    def more(self) -> bool:
+        """Count one unit done; whether another may follow."""
+        self.done += 1
+        if self.deadline is None:
+            return self.done < self.count
+        return time.perf_counter() < self.deadline
+
+
+def _best(values: dict) -> int:
+    """The action with the highest value; ties go to the lowest action id."""
+    top = max(values.values())
+    return min(a for a, v in values.items() if v == top)
+
+
 class PIMCAgent(Agent):
     name = "pimc"
 
@@ -43,12 +73,7 @@ class PIMCAgent(Agent):
     def __init__(self, samples: int = 30, time: float | None = None, depth: int = -1):
         if depth < -1:
             raise PipslabError(f"pimc: depth must be -1 (auto), 0 (exact) or positive, got {depth}")
-        if samples < 1:
-            raise PipslabError(f"pimc: samples must be at least 1, got {samples}")
-        if time is not None and time <= 0:
-            raise PipslabError(f"pimc: time must be positive, got {time}")
-        self.samples = samples
-        self.time = time
+        self.budget = _Budget("pimc", "samples", samples, time)
         self.depth = depth
         self.solvers = {}
 
@@ -67,20 +92,13 @@ class PIMCAgent(Agent):
         view = observation.view
         totals = dict.fromkeys(legal, 0.0)
         solver = self._solver(view.variant)
-        deadline = None if self.time is None else time.perf_counter() + self.time
-        n = 0
+        budget = self.budget.start()
         while True:
             world = sample_world(view, rng)
             for a, v in solver.move_values(world).items():
                 totals[a] += v
-            n += 1
-            if deadline is None:
-                if n >= self.samples:
-                    break
-            elif time.perf_counter() >= deadline:
-                break
-        best = max(totals.values())
-        return min(a for a, v in totals.items() if v == best)
+            if not budget.more():
+                return _best(totals)
 
 
 class _Node:
@@ -98,12 +116,7 @@ class ISMCTSAgent(Agent):
     name = "ismcts"
 
     def __init__(self, iters: int = 1000, time: float | None = None, c: float = 0.7):
-        if iters < 1:
-            raise PipslabError(f"ismcts: iters must be at least 1, got {iters}")
-        if time is not None and time <= 0:
-            raise PipslabError(f"ismcts: time must be positive, got {time}")
-        self.iters = iters
-        self.time = time
+        self.budget = _Budget("ismcts", "iters", iters, time)
         self.c = c
 
     def act(self, observation: Observation, rng: np.random.Generator) -> int:
@@ -115,10 +128,9 @@ class ISMCTSAgent(Agent):
         c = self.c
         log = math.log
         sqrt = math.sqrt
-        deadline = None if self.time is None else time.perf_counter() + self.time
+        budget = self.budget.start()
         # a fast stream for the inner loops, seeded from the caller's generator
         fast = random.Random(int(rng.integers(1 << 62)))
-        it = 0
         while True:
             world = sample_world(view, fast)
             node = root
@@ -158,11 +170,7 @@ class ISMCTSAgent(Agent):
             for nd in path:
                 nd.visits += 1
                 nd.total += returns[nd.player]
-            it += 1
-            if deadline is None:
-                if it >= self.iters:
-                    break
-            elif time.perf_counter() >= deadline:
+            if not budget.more():
                 break
         best_visits, best_a = -1, legal[0]
         for a in legal:
@@ -188,9 +196,7 @@ class OracleAgent(Agent):
         state = observation.state
         if state is None:
             raise PipslabError("the oracle needs the true state: run it through pipslab's game loop")
-        values = self.solver.move_values(state)
-        best = max(values.values())
-        return min(a for a, v in values.items() if v == best)
+        return _best(self.solver.move_values(state))
 
 
 @register("pimc", games=["happy"])
