@@ -219,3 +219,17 @@ def test_apply_play_makes_a_whole_play_and_refuses_others():
     assert stuck.legal_plays() == []
     stuck.apply_play(None)
     assert stuck.current_player == 1
+
+
+@pytest.mark.parametrize("bits", [np.random.PCG64, np.random.MT19937, np.random.Philox, np.random.SFC64])
+def test_dice_are_the_numbers_of_integers_size_2(bits):
+    # apply_chance draws the two dice as two scalars: the same numbers as one
+    # rng.integers(1, 7, size=2), with other draws from the same generator in between
+    ours, ref = np.random.Generator(bits(7)), np.random.Generator(bits(7))
+    state = BackgammonState(Position.start(), 0, opening=False)
+    for i in range(3000):
+        assert state.clone().apply_chance(ours) == tuple(ref.integers(1, 7, size=2).tolist())
+        n = 1 + i % 40
+        assert ours.integers(n) == ref.integers(n)
+        if i % 7 == 0:
+            assert ours.random() == ref.random()

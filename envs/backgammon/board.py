@@ -125,7 +125,7 @@ class Position(tuple):
 
     def swap(self) -> "Position":
         """The same board seen from the opponent's side (he is now on roll)."""
-        return tuple.__new__(Position, [-v for v in reversed(self)])
+        return tuple.__new__(Position, [-v for v in self[::-1]])
 
     @property
     def bar(self) -> int:

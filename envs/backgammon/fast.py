@@ -282,6 +282,18 @@ def _checker_moves(board, dice, n, out):
     return count, need
 
 
+@njit(cache=True)
+def _checker_moves_hl(board, hi, lo, n, out):
+    """:func:`_checker_moves` with the dice as scalars: ``hi`` first, then ``n - 1``
+    dice ``lo`` (the dice left of a roll are (hi, lo), (hi,) or a double's k x hi)."""
+    dice = np.zeros(4, dtype=np.int64)
+    if n > 0:
+        dice[0] = hi
+    for i in range(1, n):
+        dice[i] = lo
+    return _checker_moves(board, dice, n, out)
+
+
 _MOVES = np.empty(150, dtype=np.int64)
 
 
@@ -290,11 +302,12 @@ def checker_actions(position, dice):
     (larger first): the ids ``(from - 1) * 6 + die - 1`` of the moves
     :func:`envs.backgammon.moves.legal_checker_moves` gives, and
     :func:`envs.backgammon.moves.max_dice`."""
-    d = np.zeros(4, dtype=np.int64)
     n = len(dice)
-    d[:n] = dice
-    count, need = _checker_moves(np.asarray(position, dtype=np.int8), d, n, _MOVES)
-    return _MOVES[:count].tolist(), int(need)
+    if n == 0:
+        return [], 0
+    count, need = _checker_moves_hl(np.asarray(position, dtype=np.int8), dice[0], dice[-1],
+                                    n, _MOVES)
+    return _MOVES[:count].tolist(), need
 
 
 _OUT = np.empty((MAX_PLAYS, 26), dtype=np.int8)

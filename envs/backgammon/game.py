@@ -39,8 +39,8 @@ from envs.errors import IllegalActionError, PipslabError
 
 from . import fast
 from .board import BAR, CHECKERS, Position, render_position
-from .moves import (Play, apply_step, check_dice, dice_to_play, legal_checker_moves,
-                    legal_plays, max_dice)
+from .moves import (Play, apply_step, check_dice, legal_checker_moves, legal_plays, max_dice,
+                    sources)
 
 # The state lists checker moves with the compiled generator when numba is there (same
 # results as the pure-Python reference in ``moves``; tests compare them).
@@ -53,6 +53,16 @@ def _checker_actions(position, dice):
         return fast.checker_actions(position, dice)
     need = max_dice(position, dice)
     return sorted((s - 1) * 6 + d - 1 for s, d in legal_checker_moves(position, dice, need)), need
+
+
+def _two_dice(rng) -> Tuple[int, int]:
+    """The numbers of ``rng.integers(1, 7, size=2)``.  For a numpy Generator two scalar
+    draws give exactly those (numpy draws each bounded value on its own; a test checks
+    it) at about half the cost; any other object is asked for the pair."""
+    if type(rng) is np.random.Generator:
+        return int(rng.integers(1, 7)), int(rng.integers(1, 7))
+    a, b = rng.integers(1, 7, size=2)
+    return int(a), int(b)
 
 
 NUM_ACTIONS = 151
@@ -180,16 +190,21 @@ class BackgammonState:
     def _set_roll(self, roll: tuple) -> None:
         self.roll = roll
         self.turn_start = self.position
-        self._legal = None
         if roll:
-            self.dice = dice_to_play(roll)
-            self._legal, self.moves_left = _checker_actions(self.position, self.dice)
+            a, b = roll
+            self.dice = dice = (a, a, a, a) if a == b else (a, b) if a > b else (b, a)
+            self._legal, self.moves_left = _checker_actions(self.position, dice)
         else:
+            self._legal = None
             self.dice = ()
             self.moves_left = 0
 
-    def _end_turn(self) -> None:
-        if self.position.borne_off == CHECKERS:
+    def _end_turn(self, done: bool = None) -> None:
+        """End the turn: the game when the player on roll has borne off all his checkers
+        (``done``; computed when not given), else the side swap to a chance node."""
+        if done is None:
+            done = self.position.borne_off == CHECKERS
+        if done:
             self._winner = self.current_player
             self.dice = ()
             self.moves_left = 0
@@ -197,7 +212,11 @@ class BackgammonState:
             return
         self.position = self.position.swap()
         self.current_player = 1 - self.current_player
-        self._set_roll(())
+        self.roll = ()
+        self.turn_start = self.position
+        self._legal = None
+        self.dice = ()
+        self.moves_left = 0
 
     # ------------------------------------------------------------------ protocol
     @property
@@ -218,17 +237,16 @@ class BackgammonState:
     def apply_chance(self, rng: np.random.Generator) -> Tuple[int, int]:
         """Roll the dice with ``rng``; returns the roll.  The opening roll: X and O roll
         one die each (again while they tie); the higher die plays first, both numbers."""
-        if not self.is_chance:
+        if self._winner is not None or self.roll:
             raise IllegalActionError("apply_chance on a state that is not a chance node")
         if self.opening:
             while True:
-                x, o = (int(v) for v in rng.integers(1, 7, size=2))
+                x, o = _two_dice(rng)
                 if x != o:
                     break
             self.set_roll((x, o))
             return (x, o)
-        a, b = (int(v) for v in rng.integers(1, 7, size=2))
-        roll = (a, b)
+        roll = _two_dice(rng)
         self.history.append(("roll", self.current_player, roll))
         self._set_roll(roll)
         return roll
@@ -273,7 +291,11 @@ class BackgammonState:
 
     def apply(self, action: int) -> None:
         """Make one checker move (or PASS); raises :class:`IllegalActionError`."""
-        legal = self.legal_actions()
+        legal = self._legal
+        if legal is None or self._winner is not None or not self.roll:
+            legal = self.legal_actions()
+        elif not legal:
+            legal = [PASS]
         if action not in legal:
             names = ", ".join(f"{a} ({action_name(a)})" for a in legal)
             what = action_name(action) if isinstance(action, int) and 0 <= action <= PASS else "?"
@@ -286,14 +308,21 @@ class BackgammonState:
         s, d = action // 6 + 1, action % 6 + 1
         b = list(self.position)
         apply_step(b, s, d)
-        self.position = Position._trusted(b)
-        dice = list(self.dice)
-        dice.remove(d)
-        self.dice = tuple(dice)
-        self.moves_left -= 1
-        self._legal = None
-        if self.moves_left == 0 or (s <= d and self.position.borne_off == CHECKERS):
-            self._end_turn()
+        self.position = position = Position._trusted(b)
+        dice = self.dice
+        self.dice = dice = dice[1:] if d == dice[0] else dice[:1]    # remove one die d
+        self.moves_left = left = self.moves_left - 1
+        done = s <= d and position.borne_off == CHECKERS       # the last checker off
+        if done or left == 0:
+            self._end_turn(done)
+        elif left == 1:
+            # One more move: a maximal play from here uses exactly one die (the turn's
+            # maximum less the moves made), and the dice left are all the same (one die,
+            # or a double's), so the mask is every legal move of that die.
+            e = dice[0]
+            self._legal = [(s - 1) * 6 + e - 1 for s in reversed(sources(b, e))]
+        else:
+            self._legal = None
 
     def legal_plays(self) -> List[Play]:
         """Every distinct legal (rest of the) play of this turn, with its afterstate."""
