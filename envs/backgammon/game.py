@@ -55,11 +55,14 @@ def _checker_actions(position, dice):
     return sorted((s - 1) * 6 + d - 1 for s, d in legal_checker_moves(position, dice, need)), need
 
 
+_GENERATOR = np.random.Generator
+
+
 def _two_dice(rng) -> Tuple[int, int]:
     """The numbers of ``rng.integers(1, 7, size=2)``.  For a numpy Generator two scalar
     draws give exactly those (numpy draws each bounded value on its own; a test checks
     it) at about half the cost; any other object is asked for the pair."""
-    if type(rng) is np.random.Generator:
+    if type(rng) is _GENERATOR:
         return int(rng.integers(1, 7)), int(rng.integers(1, 7))
     a, b = rng.integers(1, 7, size=2)
     return int(a), int(b)
@@ -246,7 +249,10 @@ class BackgammonState:
                     break
             self.set_roll((x, o))
             return (x, o)
-        roll = _two_dice(rng)
+        if type(rng) is _GENERATOR:
+            roll = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))    # as _two_dice
+        else:
+            roll = _two_dice(rng)
         self.history.append(("roll", self.current_player, roll))
         self._set_roll(roll)
         return roll
@@ -301,13 +307,22 @@ class BackgammonState:
             what = action_name(action) if isinstance(action, int) and 0 <= action <= PASS else "?"
             raise IllegalActionError(
                 f"illegal action {action!r} ({what}); legal actions: {names or 'none (chance node or game over)'}")
-        self.history.append(("action", self.current_player, int(action)))
+        action = int(action)
+        self.history.append(("action", self.current_player, action))
         if action == PASS:
             self._end_turn()
             return
-        s, d = action // 6 + 1, action % 6 + 1
+        s, d = divmod(action, 6)
+        s += 1
+        d += 1
         b = list(self.position)
-        apply_step(b, s, d)
+        b[s] -= 1                                    # apply_step, inline
+        if s > d:
+            if b[s - d] == -1:
+                b[s - d] = 1
+                b[0] -= 1
+            else:
+                b[s - d] += 1
         self.position = position = Position._trusted(b)
         dice = self.dice
         self.dice = dice = dice[1:] if d == dice[0] else dice[:1]    # remove one die d
