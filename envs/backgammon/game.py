@@ -45,12 +45,17 @@ from .moves import (Play, apply_step, check_dice, legal_checker_moves, legal_pla
 # The state lists checker moves with the compiled generator when numba is there (same
 # results as the pure-Python reference in ``moves``; tests compare them).
 USE_COMPILED = fast.HAVE_NUMBA
+_compiled_moves, _MOVES = fast._checker_moves_hl, fast._MOVES
 
 
 def _checker_actions(position, dice):
     """``(sorted legal action ids, dice a maximal play uses)``; no PASS."""
-    if USE_COMPILED:
-        return fast.checker_actions(position, dice)
+    if USE_COMPILED:                       # fast.checker_actions, inline
+        if not dice:
+            return [], 0
+        count, need = _compiled_moves(np.asarray(position, dtype=np.int8), dice[0], dice[-1],
+                                      len(dice), _MOVES)
+        return _MOVES[:count].tolist(), need
     need = max_dice(position, dice)
     return sorted((s - 1) * 6 + d - 1 for s, d in legal_checker_moves(position, dice, need)), need
 
@@ -213,10 +218,10 @@ class BackgammonState:
             self.moves_left = 0
             self._legal = None
             return
-        self.position = self.position.swap()
+        self.position = self.turn_start = tuple.__new__(
+            Position, [-v for v in self.position[::-1]])          # Position.swap, inline
         self.current_player = 1 - self.current_player
         self.roll = ()
-        self.turn_start = self.position
         self._legal = None
         self.dice = ()
         self.moves_left = 0
@@ -280,11 +285,10 @@ class BackgammonState:
         chance node or when the game is over."""
         if self._winner is not None or not self.roll:
             return []
-        if self._legal is None:
-            self._legal = _checker_actions(self.position, self.dice)[0]
-        if not self._legal:
-            return [PASS]
-        return list(self._legal)
+        legal = self._legal
+        if legal is None:
+            self._legal = legal = _checker_actions(self.position, self.dice)[0]
+        return list(legal) if legal else [PASS]
 
     def action_name(self, action: int) -> str:
         """Readable name of an action in this state (``13/7*`` marks a hit)."""
@@ -323,7 +327,7 @@ class BackgammonState:
                 b[0] -= 1
             else:
                 b[s - d] += 1
-        self.position = position = Position._trusted(b)
+        self.position = position = tuple.__new__(Position, b)      # Position._trusted
         dice = self.dice
         self.dice = dice = dice[1:] if d == dice[0] else dice[:1]    # remove one die d
         self.moves_left = left = self.moves_left - 1
