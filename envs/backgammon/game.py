@@ -39,8 +39,7 @@ from envs.errors import IllegalActionError, PipslabError
 
 from . import fast
 from .board import BAR, CHECKERS, Position, render_position
-from .moves import (Play, apply_step, check_dice, legal_checker_moves, legal_plays, max_dice,
-                    sources)
+from .moves import Play, check_dice, legal_checker_moves, legal_plays, max_dice
 
 # The state lists checker moves with the compiled generator when numba is there (same
 # results as the pure-Python reference in ``moves``; tests compare them).
@@ -338,8 +337,23 @@ class BackgammonState:
             # One more move: a maximal play from here uses exactly one die (the turn's
             # maximum less the moves made), and the dice left are all the same (one die,
             # or a double's), so the mask is every legal move of that die.
+            # This is moves.sources(b, e) as ascending action ids, inline.
             e = dice[0]
-            self._legal = [(s - 1) * 6 + e - 1 for s in reversed(sources(b, e))]
+            e1 = e - 7                                   # action of s: 6 * s + e1
+            if b[25] > 0:
+                self._legal = [144 + e - 1] if b[25 - e] >= -1 else []
+                return
+            hi = 24
+            while hi > 0 and b[hi] <= 0:
+                hi -= 1
+            legal = [6 * s + e1 for s in range(e + 1, hi + 1) if b[s] > 0 and b[s - e] >= -1]
+            if 0 < hi <= 6:                              # all home: bearing off
+                if e <= hi:
+                    if b[e] > 0:
+                        legal.insert(0, 6 * e + e1)
+                else:
+                    legal.insert(0, 6 * hi + e1)
+            self._legal = legal
         else:
             self._legal = None
 
