@@ -15,6 +15,8 @@ as plain Python, slowly but with the same results.
 """
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 try:  # numba is a dependency; the fallback keeps the rules importable without it
@@ -294,6 +296,20 @@ def _checker_moves_hl(board, hi, lo, n, out):
     return _checker_moves(board, dice, n, out)
 
 
+@njit(cache=True)
+def _checker_moves_packed(packed, hi, lo, n, out):
+    """:func:`_checker_moves_hl` of a board packed as 26 signed bytes (:data:`pack_board`;
+    numba sees the bytes as unsigned).  Cheaper to call than with an array made from a
+    tuple: packing and passing bytes costs less than ``np.asarray``."""
+    board = np.empty(26, dtype=np.int8)
+    for i in range(26):
+        v = packed[i]
+        board[i] = v - 256 if v > 127 else v
+    return _checker_moves_hl(board, hi, lo, n, out)
+
+
+pack_board = struct.Struct("26b").pack      # pack_board(*position) -> 26 bytes
+
 _MOVES = np.empty(150, dtype=np.int64)
 
 
@@ -305,8 +321,7 @@ def checker_actions(position, dice):
     n = len(dice)
     if n == 0:
         return [], 0
-    count, need = _checker_moves_hl(np.asarray(position, dtype=np.int8), dice[0], dice[-1],
-                                    n, _MOVES)
+    count, need = _checker_moves_packed(pack_board(*position), dice[0], dice[-1], n, _MOVES)
     return _MOVES[:count].tolist(), need
 
 

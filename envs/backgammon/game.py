@@ -44,7 +44,7 @@ from .moves import Play, check_dice, legal_checker_moves, legal_plays, max_dice
 # The state lists checker moves with the compiled generator when numba is there (same
 # results as the pure-Python reference in ``moves``; tests compare them).
 USE_COMPILED = fast.HAVE_NUMBA
-_compiled_moves, _MOVES = fast._checker_moves_hl, fast._MOVES
+_compiled_moves, _MOVES, _pack = fast._checker_moves_packed, fast._MOVES, fast.pack_board
 
 
 def _checker_actions(position, dice):
@@ -52,8 +52,7 @@ def _checker_actions(position, dice):
     if USE_COMPILED:                       # fast.checker_actions, inline
         if not dice:
             return [], 0
-        count, need = _compiled_moves(np.asarray(position, dtype=np.int8), dice[0], dice[-1],
-                                      len(dice), _MOVES)
+        count, need = _compiled_moves(_pack(*position), dice[0], dice[-1], len(dice), _MOVES)
         return _MOVES[:count].tolist(), need
     need = max_dice(position, dice)
     return sorted((s - 1) * 6 + d - 1 for s, d in legal_checker_moves(position, dice, need)), need
