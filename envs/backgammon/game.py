@@ -325,11 +325,11 @@ class BackgammonState:
                 b[0] -= 1
             else:
                 b[s - d] += 1
-        self.position = position = tuple.__new__(Position, b)      # Position._trusted
+        self.position = tuple.__new__(Position, b)                 # Position._trusted
         dice = self.dice
         self.dice = dice = dice[1:] if d == dice[0] else dice[:1]    # remove one die d
         self.moves_left = left = self.moves_left - 1
-        done = s <= d and position.borne_off == CHECKERS       # the last checker off
+        done = s <= d and max(b[1:]) <= 0     # bore off the last checker (borne_off == 15)
         if done or left == 0:
             self._end_turn(done)
         elif left == 1:
