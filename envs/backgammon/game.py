@@ -150,11 +150,13 @@ class BackgammonState:
     Attributes: ``position`` (from the side of ``current_player``), ``current_player``
     (0 = X, 1 = O; at a chance node, the player about to roll), ``roll`` (this turn's
     roll, ``()`` at a chance node), ``dice`` (dice still to play), ``moves_left``,
-    ``gammons`` (gammons and backgammons count), ``opening`` (the opening roll is next).
+    ``gammons`` (gammons and backgammons count), ``opening`` (the opening roll is next),
+    ``is_terminal`` and ``is_chance`` (read them; the state keeps them).
     """
 
     __slots__ = ("position", "current_player", "roll", "dice", "moves_left", "gammons",
-                 "opening", "turn_start", "_legal", "_winner", "history")
+                 "opening", "turn_start", "_legal", "_winner", "history", "is_terminal",
+                 "is_chance")
 
     num_actions = NUM_ACTIONS
 
@@ -195,6 +197,8 @@ class BackgammonState:
     # ------------------------------------------------------------------ internals
     def _set_roll(self, roll: tuple) -> None:
         self.roll = roll
+        self.is_terminal = terminal = self._winner is not None
+        self.is_chance = not terminal and not roll
         self.turn_start = self.position
         if roll:
             a, b = roll
@@ -212,6 +216,8 @@ class BackgammonState:
             done = self.position.borne_off == CHECKERS
         if done:
             self._winner = self.current_player
+            self.is_terminal = True
+            self.is_chance = False
             self.dice = ()
             self.moves_left = 0
             self._legal = None
@@ -220,18 +226,14 @@ class BackgammonState:
             Position, [-v for v in self.position[::-1]])          # Position.swap, inline
         self.current_player = 1 - self.current_player
         self.roll = ()
+        self.is_chance = True
         self._legal = None
         self.dice = ()
         self.moves_left = 0
 
     # ------------------------------------------------------------------ protocol
-    @property
-    def is_terminal(self) -> bool:
-        return self._winner is not None
-
-    @property
-    def is_chance(self) -> bool:
-        return self._winner is None and not self.roll
+    # is_terminal (the game is over) and is_chance (the dice are to roll) are attributes,
+    # kept by _set_roll and _end_turn: the protocol loop reads them at every step.
 
     def chance_outcomes(self) -> Tuple[Tuple[Tuple[int, int], float], ...]:
         """The 21 distinct rolls and their probabilities (not for the opening roll,
@@ -442,6 +444,8 @@ class BackgammonState:
         new.turn_start = self.turn_start
         new._legal = self._legal              # never mutated in place
         new._winner = self._winner
+        new.is_terminal = self.is_terminal
+        new.is_chance = self.is_chance
         new.history = list(self.history)
         return new
 
@@ -497,6 +501,8 @@ def sample_world(view: BackgammonView, rng: np.random.Generator = None) -> Backg
     if view.is_terminal:
         p = state.position
         state._winner = state.current_player if p.borne_off == CHECKERS else 1 - state.current_player
+    state.is_terminal = state._winner is not None
+    state.is_chance = state._winner is None and not state.roll
     return state
 
 
