@@ -255,11 +255,17 @@ class BackgammonState:
             self.set_roll((x, o))
             return (x, o)
         if type(rng) is _GENERATOR:
-            roll = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))    # as _two_dice
+            a, b = int(rng.integers(1, 7)), int(rng.integers(1, 7))    # as _two_dice
         else:
-            roll = _two_dice(rng)
+            a, b = _two_dice(rng)
+        roll = (a, b)
         self.history.append(("roll", self.current_player, roll))
-        self._set_roll(roll)
+        # _set_roll(roll), inline
+        self.roll = roll
+        self.is_chance = False
+        self.turn_start = position = self.position
+        self.dice = dice = (a, a, a, a) if a == b else (a, b) if a > b else (b, a)
+        self._legal, self.moves_left = _checker_actions(position, dice)
         return roll
 
     def set_roll(self, roll: Sequence[int]) -> None:
