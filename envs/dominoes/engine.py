@@ -630,7 +630,7 @@ def _spinner_groups(view: DominoView, groups):
     return groups
 
 
-def sample_world(view: DominoView, rng, attempts: int = 100) -> DominoState:
+def sample_world(view: DominoView, rng, attempts: int = 20) -> DominoState:
     """A full state consistent with ``view``: the unseen tiles dealt to the other hands
     and the boneyard so that no hand holds a tile its passes and draws ruled out.
 
@@ -653,43 +653,96 @@ def sample_world(view: DominoView, rng, attempts: int = 100) -> DominoState:
         for c, forbidden in groups[p]:
             if c > 0:
                 slots.append((p, c, forbidden))
+    hands = _deal_unseen(slots, unseen_all, v.players, rng, attempts)
+    if hands is None:
+        raise PositionError("no deal of the unseen tiles is consistent with this view")
+    hands[view.player] = view.hand
+    unseen = unseen_all
+    for h in hands:
+        unseen &= ~h
+    rest = list(tiles_of(unseen))
+    if len(rest) != view.boneyard_size:
+        raise PositionError("view is inconsistent: unseen tiles do not match the hand and boneyard sizes")
+    rng.shuffle(rest)
+    history = None
+    for ev in view.history:
+        history = (ev, history)
+    if v.layout == "spinner":
+        from .triple import TripleState
+        state = TripleState.from_view(view, hands, rest, history)
+    else:
+        state = DominoState(v, hands, rest, left=view.left, right=view.right, current=view.current,
+                            passes=view.passes, table=view.table, line=view.line,
+                            history=history, from_deal=view.from_deal)
+        if view.left < 0 and not view.terminal:
+            state.opening = opening_tile(v, hands)[1]
+        state.terminal = view.terminal
+    if view.match is not None:
+        from .match import TroshinMatch
+        return TroshinMatch.from_view(view, state, rng)
+    return state
+
+
+def _deal_unseen(slots, unseen_all: int, players: int, rng, attempts: int):
+    """Hands (masks) for the other seats: each slot ``(seat, count, forbidden)`` gets
+    ``count`` unseen tiles outside ``forbidden``; the rest is left for the boneyard.
+
+    First a few quick tries that fill the most constrained slots first (always enough with
+    two players, whose constraints nest); if they all fail — several opponents whose
+    constraints cross — an exact assignment by augmenting paths, which finds a deal
+    whenever one exists.  None when none does."""
+    order = sorted(slots, key=lambda s: count(unseen_all & ~s[2]) - s[1])
     for _ in range(attempts):
         unseen = unseen_all
-        hands = [0] * v.players
-        hands[view.player] = view.hand
-        # most constrained first
-        order = sorted(slots, key=lambda s: count(unseen_all & ~s[2]) - s[1])
-        ok = True
+        hands = [0] * players
         for p, c, forbidden in order:
             pool = list(tiles_of(unseen & ~forbidden))
             if len(pool) < c:
-                ok = False
                 break
             rng.shuffle(pool)
             for t in pool[:c]:
                 hands[p] |= 1 << t
                 unseen ^= 1 << t
-        if not ok:
-            continue
-        rest = list(tiles_of(unseen))
-        if len(rest) != view.boneyard_size:
-            raise PositionError("view is inconsistent: unseen tiles do not match the hand and boneyard sizes")
-        rng.shuffle(rest)
-        history = None
-        for ev in view.history:
-            history = (ev, history)
-        if v.layout == "spinner":
-            from .triple import TripleState
-            state = TripleState.from_view(view, hands, rest, history)
         else:
-            state = DominoState(v, hands, rest, left=view.left, right=view.right, current=view.current,
-                                passes=view.passes, table=view.table, line=view.line,
-                                history=history, from_deal=view.from_deal)
-            if view.left < 0 and not view.terminal:
-                state.opening = opening_tile(v, hands)[1]
-            state.terminal = view.terminal
-        if view.match is not None:
-            from .match import TroshinMatch
-            return TroshinMatch.from_view(view, state, rng)
-        return state
-    raise PositionError("no deal of the unseen tiles is consistent with this view")
+            return hands
+    return _match_unseen(slots, unseen_all, players, rng)
+
+
+def _match_unseen(slots, unseen_all: int, players: int, rng):
+    """Exact version of :func:`_deal_unseen`: a bipartite assignment of tiles to slots
+    with capacities (the boneyard takes any tile), by augmenting paths in random order."""
+    tiles = list(tiles_of(unseen_all))
+    need = sum(c for _, c, _ in slots)
+    groups = list(slots) + [(-1, len(tiles) - need, 0)]  # the boneyard
+    if groups[-1][1] < 0:
+        return None
+    eligible = {}
+    for t in tiles:
+        gs = [g for g, (_, _, forbidden) in enumerate(groups) if not forbidden >> t & 1]
+        rng.shuffle(gs)
+        eligible[t] = gs
+    holders = [[] for _ in groups]
+
+    def augment(t, seen) -> bool:
+        for g in eligible[t]:
+            if g in seen:
+                continue
+            seen.add(g)
+            if len(holders[g]) < groups[g][1]:
+                holders[g].append(t)
+                return True
+            for i, u in enumerate(holders[g]):
+                if augment(u, seen):
+                    holders[g][i] = t
+                    return True
+        return False
+
+    rng.shuffle(tiles)
+    for t in tiles:
+        if not augment(t, set()):
+            return None
+    hands = [0] * players
+    for g, (p, _, _) in enumerate(groups[:-1]):
+        for t in holders[g]:
+            hands[p] |= 1 << t
+    return hands
