@@ -16,8 +16,10 @@ same way (:class:`Evaluator`).
   pubeval-vs-pubeval rollouts to the end (Tesauro & Galperin's Monte Carlo policy
   improvement), ``eval=gnubg`` by GNU BG's 0-ply net (evaluation only).
 * ``mcts:iters=N,eval=E,c=C`` — UCT over afterstates with explicit chance nodes (a roll
-  is sampled with its probability at each chance node), leaves scored by ``E`` squashed
-  to (−1, 1), or by a random playout to the end with ``eval=rollout``.
+  is sampled with its probability at each chance node); a new leaf is scored by ``E`` —
+  pubeval's or race's score squashed into (−1, 1) by ``tanh(score / scale)``, a single
+  pubeval-policy rollout's points with ``eval=rollout``, GNU BG's equity with
+  ``eval=gnubg``.
 
 Both choose a whole play and then emit its checker moves (``AfterstateAgent``).
 """
@@ -68,7 +70,10 @@ def _finished_value(rows: np.ndarray) -> np.ndarray:
 
 class Evaluator:
     """Scores afterstates (k x 26, mover's side) for the mover; ``race`` is whether the
-    position before the play had no contact."""
+    position before the play had no contact.  ``in_points``: the scores are expected
+    points (±1/2/3), not just an ordering."""
+
+    in_points = False
 
     def afterstate_values(self, rows: np.ndarray, race: bool) -> np.ndarray:
         raise NotImplementedError
@@ -99,6 +104,8 @@ class GnubgEvaluator(Evaluator):
     """GNU Backgammon's 0-ply net (``gnubg_nn.probabilities``): cubeless equity of the
     afterstate for the player who made the play.  For evaluation only (``[bench]`` extra)."""
 
+    in_points = True
+
     def __init__(self):
         from .backgammon import _gnubg
         self._g = _gnubg()
@@ -117,6 +124,8 @@ class RolloutEvaluator(Evaluator):
     choices to the end of the game; the value is the mean result in points (±1/2/3) for the
     player who made the play.  Every afterstate of one call sees the same dice sequences
     (common random numbers), so differences between plays are not drowned in dice luck."""
+
+    in_points = True
 
     def __init__(self, rollouts: int = 16, seed: int = 0):
         self.rollouts = rollouts
@@ -239,35 +248,21 @@ class MCTSAgent(AfterstateAgent):
         if iters < 1:
             raise PipslabError(f"mcts: iters must be at least 1, got {iters}")
         self.iters = iters
-        self.rollout = eval == "rollout"
-        self.evaluator = None if self.rollout else make_evaluator(eval)
+        self.evaluator = make_evaluator(eval)
+        if isinstance(self.evaluator, RolloutEvaluator):
+            self.evaluator.rollouts = 1  # the tree does the averaging
         self.c = c
         self.scale = scale
 
-    def _leaf(self, afterstate, rng) -> float:
-        """Value in (-1, 1) (±points when finished) for the player who just moved."""
-        row = np.asarray(afterstate, dtype=np.int64)
-        done = _finished_value(row[None, :])[0]
+    def _leaf(self, afterstate) -> float:
+        """Value for the player who just moved: points (±1/2/3) when the game is over or
+        the evaluator speaks in points, else its score squashed into (-1, 1)."""
+        row = np.asarray(afterstate, dtype=np.int64)[None, :]
+        done = _finished_value(row)[0]
         if done:
             return done / WIN
-        if self.rollout:
-            return self._playout(row, rng)
-        score = self.evaluator.values(row[None, :], _is_race(row))[0]
-        return math.tanh(score / self.scale)
-
-    def _playout(self, afterstate, rng) -> float:
-        board = afterstate
-        sign = 1.0
-        while True:
-            board = _swap(board)
-            sign = -sign
-            a, b = int(rng.integers(1, 7)), int(rng.integers(1, 7))
-            rows = fast.afterstates(board, a, b)
-            if len(rows):
-                board = np.array(rows[int(rng.integers(len(rows)))], dtype=np.int64)
-                done = _finished_value(board[None, :])[0]
-                if done:
-                    return sign * done / WIN
+        value = self.evaluator.values(row, _is_race(row[0]))[0]
+        return float(value) if self.evaluator.in_points else math.tanh(value / self.scale)
 
     def choose_play(self, view, plays, rng):
         if len(plays) == 1:
@@ -297,7 +292,7 @@ class MCTSAgent(AfterstateAgent):
         if chance is None:
             chance = _ChanceNode()
             node.children[best_i] = chance
-            value = self._leaf(afterstate, rng)
+            value = self._leaf(afterstate)
         else:
             done = _finished_value(afterstate[None, :])[0]
             if done:
