@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 from envs.backgammon import Position, fast, legal_plays, new_game
+from envs.backgammon.game import play_uniformly
 from envs.backgammon.moves import dice_to_play
 from envs.errors import PipslabError
 
@@ -81,13 +82,7 @@ def ours_whole_plays(rng: np.random.Generator):
 
 def ours_checker_moves(rng: np.random.Generator):
     def play_one():
-        state = new_game()
-        while not state.is_terminal:
-            if state.is_chance:
-                state.apply_chance(rng)
-            else:
-                legal = state.legal_actions()
-                state.apply(legal[int(rng.integers(len(legal)))])
+        play_uniformly(new_game(), rng)
     return play_one
 
 

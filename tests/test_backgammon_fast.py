@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from envs.backgammon import Position, fast, new_game
+from envs.backgammon.game import play_uniformly
 from envs.backgammon.moves import dice_to_play, play_table
 
 FIXTURE = Path(__file__).parent / "data" / "backgammon_moves.json.gz"
@@ -59,13 +60,7 @@ def test_state_gives_the_same_games_with_and_without_the_compiled_path(monkeypat
 
     def history(seed):
         rng = np.random.default_rng(seed)
-        state = new_game()
-        while not state.is_terminal:
-            if state.is_chance:
-                state.apply_chance(rng)
-            else:
-                legal = state.legal_actions()
-                state.apply(legal[int(rng.integers(len(legal)))])
+        state = play_uniformly(new_game(), rng)
         return state.history, state.returns()
 
     compiled = [history(s) for s in range(5)]

@@ -4,7 +4,7 @@ import pytest
 
 from envs.backgammon import (NUM_ACTIONS, PASS, BackgammonState, Position, action_name, decode_action,
                              encode_action, legal_checker_moves, legal_plays, new_game)
-from envs.backgammon.game import CHANCE_OUTCOMES
+from envs.backgammon.game import CHANCE_OUTCOMES, play_uniformly
 from envs.backgammon.moves import apply_step, dice_to_play
 from envs.errors import PipslabError
 
@@ -155,13 +155,7 @@ def test_state_from_position_id_and_dice():
 def test_seeded_games_replay_exactly():
     def play(seed):
         rng = np.random.default_rng(seed)
-        state = new_game()
-        while not state.is_terminal:
-            if state.is_chance:
-                state.apply_chance(rng)
-            else:
-                legal = state.legal_actions()
-                state.apply(legal[int(rng.integers(len(legal)))])
+        state = play_uniformly(new_game(), rng)
         return state.history, state.returns()
 
     assert play(5) == play(5)

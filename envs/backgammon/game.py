@@ -519,3 +519,16 @@ def new_game(rng: np.random.Generator = None, gammons: bool = True) -> Backgammo
     if rng is not None:
         state.apply_chance(rng)
     return state
+
+
+def play_uniformly(state: BackgammonState, rng: np.random.Generator) -> BackgammonState:
+    """Play ``state`` to the end in place: dice from ``rng`` at chance nodes, and at every
+    decision a checker move drawn uniformly from the legal ones (with the same ``rng``).
+    Returns the state.  The uniformly random game of the benchmark and the tests."""
+    while not state.is_terminal:
+        if state.is_chance:
+            state.apply_chance(rng)
+        else:
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+    return state
