@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import json
 import tempfile
 import time
 from pathlib import Path
@@ -127,15 +126,9 @@ def format_table(r: dict) -> str:
 
 
 def run(args) -> int:
+    from .bench import report
     r = measure(args.seconds, args.seed, getattr(args, "repeat", 7))
-    print(format_table(r))
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "bench_harness.json").write_text(json.dumps(r, indent=2) + "\n")
-    if args.json:
-        print(json.dumps(r))
-    return 0
+    return report(args, r, format_table(r), "bench_harness.json")
 
 
 def main(argv=None) -> int:
