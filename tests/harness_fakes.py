@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
+
 from agents.base import Agent
 from agents.registry import make_agent, register
 from experiments import games as _games
@@ -195,3 +197,11 @@ def uninstall() -> None:
 
 
 install()   # imported as a plugin (``--import harness_fakes``): everything is there at once
+
+
+@pytest.fixture(autouse=True, scope="module")
+def fakes_installed():
+    """The fake games and test agents, for the importing test module only (autouse there)."""
+    install()
+    yield
+    uninstall()

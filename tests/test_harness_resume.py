@@ -17,13 +17,7 @@ from experiments.tournament import TournamentArgs, read_games, run_tournament
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _fakes():
-    """The fake games and test agents of harness_fakes, for this module's tests only."""
-    import harness_fakes
-    harness_fakes.install()
-    yield
-    harness_fakes.uninstall()
+from harness_fakes import fakes_installed  # noqa: F401,E402  (autouse: the fake games, this module only)
 TESTS = Path(__file__).resolve().parent
 GAMES = 240
 AGENTS = "slow,random,suits"
