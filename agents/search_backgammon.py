@@ -1,25 +1,32 @@
 """Backgammon search: n-ply ``expectimax`` and ``mcts`` with chance nodes, over an evaluator seam.
 
-Evaluators (the seam, as OpenSpiel's ``Evaluator``) score **afterstates**: positions just
-after a play, from the side of the player who made it (the opponent to roll), higher
-being better for that player.  ``eval=pubeval`` is Tesauro's linear evaluator (race
-weights when the position before the play has no contact — as the ``pubeval`` agent);
-``eval=race`` is the hand-written ``race`` heuristic.  A network evaluator plugs in the
-same way (:class:`Evaluator`).
+An evaluator (the seam, as OpenSpiel's ``Evaluator``; :class:`Evaluator`) gives two things:
+
+* **afterstate scores** — of the positions just after each play of one roll, from the
+  side of the player who made it — which *rank* the plays (the 0-ply choice, and the
+  reply a searched opponent is assumed to make);
+* **state values** — expected points for the player on roll, comparable across
+  positions — which search compares at its leaves.
+
+``eval=pubeval`` is Tesauro's linear evaluator (race weights when the position before the
+play has no contact — as the ``pubeval`` agent) and ``eval=race`` the hand-written
+``race`` heuristic.  Both are rankers; their state value is a calibration of their scores
+of the position from both sides plus the race (pips, bar, borne off), fitted on their own
+self-play (:mod:`agents.backgammon_value`, ``pipslab calibrate``).  ``eval=gnubg`` is GNU
+BG's 0-ply net (evaluation only) and ``eval=rollout`` pubeval-vs-pubeval rollouts to the
+end (Tesauro & Galperin's Monte Carlo policy improvement); both are in points already.
+A network evaluator plugs in the same way.
 
 * ``expectimax:plies=N,eval=E,filter=K`` — GNU BG-style n-ply over the ``K`` best plays by
-  pubeval (the move filter, default 8): 0-ply picks the candidate whose afterstate ``E``
-  scores best (``expectimax:plies=0,eval=pubeval`` plays like ``pubeval``); 1-ply scores
-  each candidate by the average over the opponent's 21 rolls of minus the score of the
-  reply ``E`` would choose; 2-ply looks one roll further under each reply.  A finished
-  game scores ±``WIN`` (×2 gammon, ×3 backgammon).  ``eval=rollout`` scores afterstates by
-  pubeval-vs-pubeval rollouts to the end (Tesauro & Galperin's Monte Carlo policy
-  improvement), ``eval=gnubg`` by GNU BG's 0-ply net (evaluation only).
+  pubeval (the move filter, default 8).  0-ply picks the candidate ``E`` ranks first
+  (``expectimax:plies=0,eval=pubeval`` plays like ``pubeval``); 1-ply scores each
+  candidate by the average over the opponent's 21 rolls of the state value, for the
+  mover, of the position after the reply ``E`` ranks first; 2-ply looks one roll further
+  under each reply.  A finished game scores its points (1, 2 for a gammon, 3 for a
+  backgammon).
 * ``mcts:iters=N,eval=E,c=C`` — UCT over afterstates with explicit chance nodes (a roll
-  is sampled with its probability at each chance node); a new leaf is scored by ``E`` —
-  pubeval's or race's score squashed into (−1, 1) by ``tanh(score / scale)``, a single
-  pubeval-policy rollout's points with ``eval=rollout``, GNU BG's equity with
-  ``eval=gnubg``.
+  is sampled with its probability at each chance node); a new leaf is scored by ``E``'s
+  state value (a single pubeval-policy rollout's points with ``eval=rollout``).
 
 Both choose a whole play and then emit its checker moves (``AfterstateAgent``).
 """
@@ -34,6 +41,7 @@ from envs.backgammon import fast
 from envs.errors import PipslabError
 
 from .backgammon import AfterstateAgent, RaceAgent, pubeval_scores
+from .backgammon_value import calibration, finished_points, play_out, race_mask, swap
 from .registry import register
 
 WIN = 100.0
@@ -42,36 +50,21 @@ ROLLS = tuple((a, b) for a in range(1, 7) for b in range(1, a + 1))
 ROLL_P = np.array([1 / 36 if a == b else 2 / 36 for a, b in ROLLS])
 
 
-def _swap(rows: np.ndarray) -> np.ndarray:
-    """Boards turned round to the other side (``swapped[i] == -board[25 - i]``)."""
-    return -rows[..., ::-1]
-
-
 def _is_race(board) -> bool:
-    b = np.asarray(board)
-    mine = np.flatnonzero(b[1:26] > 0)
-    theirs = np.flatnonzero(b[0:25] < 0)
-    my_back = mine[-1] + 1 if mine.size else 0
-    opp_back = theirs[0] if theirs.size else 25
-    return my_back < opp_back
+    return bool(race_mask(board)[0])
 
 
 def _finished_value(rows: np.ndarray) -> np.ndarray:
     """For afterstates where the mover has borne off everything: ±WIN×points, else 0."""
-    mine_left = np.clip(rows[:, 1:], 0, None).sum(axis=1)
-    theirs = np.clip(-rows[:, :25], 0, None)
-    opp_left = theirs.sum(axis=1)
-    opp_off = 15 - opp_left
-    # backgammon: the loser still has a checker on the bar (index 0) or in the winner's home (1-6)
-    in_home = theirs[:, 0:7].sum(axis=1) > 0
-    points = np.where(opp_off > 0, 1.0, np.where(in_home, 3.0, 2.0))
-    return np.where(mine_left == 0, WIN * points, 0.0)
+    return WIN * finished_points(rows)
 
 
 class Evaluator:
-    """Scores afterstates (k x 26, mover's side) for the mover; ``race`` is whether the
-    position before the play had no contact.  ``in_points``: the scores are expected
-    points (±1/2/3), not just an ordering."""
+    """The seam.  ``afterstate_values``: scores of afterstates (k x 26, the mover's side)
+    for the mover, used to *rank* the plays of one roll (``race``: whether the position
+    before the play had no contact); ``in_points`` says they are expected points too.
+    ``state_values``: expected points (cubeless, win = +1) of positions for the player on
+    roll, comparable across positions — what search compares at its leaves."""
 
     in_points = False
 
@@ -79,20 +72,40 @@ class Evaluator:
         raise NotImplementedError
 
     def values(self, rows: np.ndarray, race: bool) -> np.ndarray:
-        """Scores with finished games replaced by ±WIN×points."""
+        """Ranking scores with finished games replaced by ±WIN×points."""
         rows = np.asarray(rows, dtype=np.int64)
         done = _finished_value(rows)
         scores = self.afterstate_values(rows, race)
         return np.where(done != 0, done, scores)
 
+    def state_values(self, rows: np.ndarray) -> np.ndarray:
+        """Default for evaluators in points: minus the value of the same position as the
+        opponent's afterstate (evaluators in points do not use the race flag)."""
+        if not self.in_points:
+            raise NotImplementedError(f"{type(self).__name__} has no state value")
+        return -self.afterstate_values(swap(np.asarray(rows, dtype=np.int64).reshape(-1, 26)), False)
 
-class PubevalEvaluator(Evaluator):
+
+class CalibratedEvaluator(Evaluator):
+    """A ranker whose state value is its calibration (:mod:`agents.backgammon_value`)."""
+
+    calibration_name = ""
+
+    def state_values(self, rows):
+        return calibration(self.calibration_name).state_values(rows, self.afterstate_values)
+
+
+class PubevalEvaluator(CalibratedEvaluator):
+    calibration_name = "pubeval"
+
     def afterstate_values(self, rows, race):
         s = pubeval_scores(rows, race)
         return np.where(np.isfinite(s), s, WIN)
 
 
-class RaceEvaluator(Evaluator):
+class RaceEvaluator(CalibratedEvaluator):
+    calibration_name = "race"
+
     def __init__(self):
         self._agent = RaceAgent()
 
@@ -101,8 +114,8 @@ class RaceEvaluator(Evaluator):
 
 
 class GnubgEvaluator(Evaluator):
-    """GNU Backgammon's 0-ply net (``gnubg_nn.probabilities``): cubeless equity of the
-    afterstate for the player who made the play.  For evaluation only (``[bench]`` extra)."""
+    """GNU Backgammon's 0-ply net (``gnubg_nn.probabilities``): cubeless equity, natively
+    of a position with a player on roll.  For evaluation only (``[bench]`` extra)."""
 
     in_points = True
 
@@ -110,13 +123,16 @@ class GnubgEvaluator(Evaluator):
         from .backgammon import _gnubg
         self._g = _gnubg()
 
-    def afterstate_values(self, rows, race):
+    def state_values(self, rows):
         out = np.empty(len(rows))
-        for i, r in enumerate(rows):
-            on_roll = Position._trusted(tuple(int(v) for v in -r[::-1]))  # the opponent to roll
+        for i, r in enumerate(np.asarray(rows, dtype=np.int64).reshape(-1, 26)):
+            on_roll = Position._trusted(tuple(int(v) for v in r))
             win, wg, wbg, lg, lbg = self._g.probabilities(on_roll.to_gnubg(), 0)
-            out[i] = -((2 * win - 1) + (wg - lg) + (wbg - lbg))
+            out[i] = (2 * win - 1) + (wg - lg) + (wbg - lbg)
         return out
+
+    def afterstate_values(self, rows, race):
+        return -self.state_values(swap(np.asarray(rows, dtype=np.int64)))
 
 
 class RolloutEvaluator(Evaluator):
@@ -138,26 +154,10 @@ class RolloutEvaluator(Evaluator):
         for k in range(self.rollouts):
             for i, r in enumerate(rows):
                 dice = np.random.default_rng([self.seed, self._calls, k])
-                out[i] += self.playout(np.asarray(r, dtype=np.int64), dice)
+                out[i] -= play_out(swap(np.asarray(r, dtype=np.int64)), pubeval_scores, dice)
         return out / self.rollouts
 
-    @staticmethod
-    def playout(afterstate: np.ndarray, dice) -> float:
-        board, sign = afterstate, 1.0
-        for _ in range(1000):
-            board, sign = _swap(board), -sign
-            a, b = dice.integers(1, 7, size=2)
-            rows = fast.afterstates(board, int(a), int(b))
-            if len(rows):
-                rows = np.array(rows, dtype=np.int64)
-                board = rows[int(np.argmax(pubeval_scores(rows, _is_race(board))))]
-                done = _finished_value(board[None, :])[0]
-                if done:
-                    return sign * done / WIN
-        return 0.0
 
-
-_PUBEVAL = PubevalEvaluator()
 EVALUATORS = {"pubeval": PubevalEvaluator, "race": RaceEvaluator, "gnubg": GnubgEvaluator,
               "rollout": RolloutEvaluator}
 
@@ -169,16 +169,20 @@ def make_evaluator(name: str) -> Evaluator:
         raise PipslabError(f"unknown backgammon evaluator {name!r}; known: {', '.join(sorted(EVALUATORS))}") from None
 
 
-def _replies(afterstate) -> list:
-    """For each of the 21 rolls: (probability, opponent's afterstates as rows, race flag)."""
-    before = _swap(np.asarray(afterstate, dtype=np.int64))
-    race = _is_race(before)
-    out = []
-    for (a, b), p in zip(ROLLS, ROLL_P):
-        rows = fast.afterstates(before, a, b)
-        rows = np.array(rows, dtype=np.int64) if len(rows) else before[None, :]
-        out.append((p, rows, race))
-    return out
+_PUBEVAL = PubevalEvaluator()
+
+
+def _replies(afterstate):
+    """The opponent's afterstates for each of the 21 rolls, stacked: ``(rows, starts,
+    race)`` with roll ``k``'s plays at ``rows[starts[k]:starts[k+1]]`` (his unchanged
+    position when he cannot move) and ``race`` for the position before them."""
+    before = swap(np.asarray(afterstate, dtype=np.int64))
+    parts = []
+    for a, b in ROLLS:
+        rows = fast.afterstates(before, a, b)   # a view of a reused buffer: copied here
+        parts.append(rows.astype(np.int64) if len(rows) else before[None, :])
+    starts = np.cumsum([0] + [len(r) for r in parts])
+    return np.concatenate(parts), starts, _is_race(before)
 
 
 class ExpectimaxAgent(AfterstateAgent):
@@ -194,18 +198,25 @@ class ExpectimaxAgent(AfterstateAgent):
         self.evaluator = make_evaluator(eval)
         self.filter = filter
 
-    def value(self, afterstate: np.ndarray, plies: int, static: float) -> float:
-        """Value of an afterstate for the player who just moved, searched ``plies`` deep;
-        ``static`` is its 0-ply score."""
-        done = _finished_value(afterstate[None, :])[0]
-        if done or plies == 0:
-            return done if done else static
-        total = 0.0
-        for p, rows, race in _replies(afterstate):
-            scores = self.evaluator.values(rows, race)
-            best = int(np.argmax(scores))  # the reply the evaluator would choose
-            total -= p * self.value(rows[best], plies - 1, scores[best])
-        return total
+    def value(self, afterstate: np.ndarray, plies: int) -> float:
+        """Expected points of an afterstate for the player who just made it, searched
+        ``plies`` deep: at 0 plies minus the evaluator's state value of the position for
+        the opponent on roll; else the average over his 21 rolls of minus the value of
+        the reply the evaluator ranks best, searched one ply less."""
+        done = finished_points(afterstate)[0]
+        if done:
+            return done
+        if plies == 0:
+            return -float(self.evaluator.state_values(swap(afterstate)[None, :])[0])
+        rows, starts, race = _replies(afterstate)
+        scores = self.evaluator.values(rows, race)
+        # the reply he would choose for each roll
+        replies = rows[[lo + int(np.argmax(scores[lo:hi])) for lo, hi in zip(starts[:-1], starts[1:])]]
+        if plies == 1:   # one batch: his finished games, and state values for me on roll
+            done = finished_points(replies)
+            mine = self.evaluator.state_values(swap(replies))
+            return float(ROLL_P @ np.where(done != 0, -done, mine))
+        return -sum(p * self.value(r, plies - 1) for p, r in zip(ROLL_P, replies))
 
     def choose_play(self, view, plays, rng):
         if len(plays) == 1:
@@ -215,8 +226,10 @@ class ExpectimaxAgent(AfterstateAgent):
         # move filter: the candidates are the best plays by pubeval (cheap) at 0 ply
         prefilter = _PUBEVAL.values(rows, race)
         order = np.argsort(-prefilter, kind="stable")[: self.filter]
-        static = self.evaluator.values(rows[order], race)
-        values = [self.value(rows[i], self.plies, static[j]) for j, i in enumerate(order)]
+        if self.plies == 0:   # the evaluator's own ranking (for pubeval: pubeval's play)
+            values = self.evaluator.values(rows[order], race)
+        else:
+            values = [self.value(rows[i], self.plies) for i in order]
         return plays[int(order[int(np.argmax(values))])]
 
 
@@ -243,7 +256,7 @@ class _DecisionNode:
 class MCTSAgent(AfterstateAgent):
     name = "mcts"
 
-    def __init__(self, iters: int = 200, eval: str = "pubeval", c: float = 1.0, scale: float = 5.0):
+    def __init__(self, iters: int = 200, eval: str = "pubeval", c: float = 1.0):
         super().__init__()
         if iters < 1:
             raise PipslabError(f"mcts: iters must be at least 1, got {iters}")
@@ -252,17 +265,15 @@ class MCTSAgent(AfterstateAgent):
         if isinstance(self.evaluator, RolloutEvaluator):
             self.evaluator.rollouts = 1  # the tree does the averaging
         self.c = c
-        self.scale = scale
 
     def _leaf(self, afterstate) -> float:
-        """Value for the player who just moved: points (±1/2/3) when the game is over or
-        the evaluator speaks in points, else its score squashed into (-1, 1)."""
-        row = np.asarray(afterstate, dtype=np.int64)[None, :]
-        done = _finished_value(row)[0]
+        """Expected points for the player who just moved: the result when the game is
+        over, else minus the evaluator's state value for the opponent on roll."""
+        row = np.asarray(afterstate, dtype=np.int64)
+        done = finished_points(row)[0]
         if done:
-            return done / WIN
-        value = self.evaluator.values(row, _is_race(row[0]))[0]
-        return float(value) if self.evaluator.in_points else math.tanh(value / self.scale)
+            return done
+        return -float(self.evaluator.state_values(swap(row)[None, :])[0])
 
     def choose_play(self, view, plays, rng):
         if len(plays) == 1:
@@ -294,15 +305,15 @@ class MCTSAgent(AfterstateAgent):
             node.children[best_i] = chance
             value = self._leaf(afterstate)
         else:
-            done = _finished_value(afterstate[None, :])[0]
+            done = finished_points(afterstate)[0]
             if done:
-                value = done / WIN
+                value = done
             else:
                 k = int(rng.choice(len(ROLLS), p=ROLL_P))
                 child = chance.children.get(k)
                 if child is None:
                     a, b = ROLLS[k]
-                    before = _swap(afterstate)
+                    before = swap(afterstate)
                     replies = fast.afterstates(before, a, b)
                     replies = np.array(replies, dtype=np.int64) if len(replies) else before[None, :]
                     child = _DecisionNode(replies)

@@ -19,6 +19,7 @@ SUBCOMMANDS = {
     "bench": ("experiments.bench", "throughput benchmarks against peers, side by side"),
     "moves": ("experiments.moves", "list every legal play of a position"),
     "solve": ("experiments.solve", "exact result of a domino position with every hand open"),
+    "calibrate": ("experiments.calibrate", "fit the search's state value for a backgammon ranking evaluator"),
 }
 
 

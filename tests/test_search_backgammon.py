@@ -5,7 +5,8 @@ import pytest
 
 from agents.base import Observation
 from agents.registry import make_agent
-from agents.search_backgammon import ROLL_P, ROLLS, _finished_value, _is_race, _swap
+from agents.backgammon_value import swap as _swap
+from agents.search_backgammon import ROLL_P, ROLLS, _finished_value, _is_race
 from envs.backgammon import BackgammonState, Position, new_game
 from envs.errors import PipslabError
 from experiments.games import game_spec, play_game
@@ -77,3 +78,40 @@ def test_expectimax_takes_a_winning_bear_off():
 def test_bad_parameters(spec, message):
     with pytest.raises(PipslabError, match=message):
         make_agent(spec, "backgammon")
+
+
+def test_one_ply_value_is_the_average_over_his_rolls_of_my_state_value():
+    """A plain roll-by-roll reference for the batched 1-ply: for each of the 21 rolls his
+    reply is the play pubeval ranks first, and the leaf is my state value on roll."""
+    from agents.backgammon_value import finished_points, swap
+    from agents.search_backgammon import make_evaluator
+    from envs.backgammon import fast
+    agent = make_agent("expectimax:plies=1,eval=pubeval", "backgammon")
+    ev = make_evaluator("pubeval")
+    rng = np.random.default_rng(4)
+    checked = 0
+    for _ in range(40):
+        board = np.array(Position.start(), dtype=np.int64)
+        for _ in range(int(rng.integers(0, 30))):   # somewhere in a pubeval self-play game
+            a, b = (int(v) for v in rng.integers(1, 7, size=2))
+            rows = fast.afterstates(board, a, b).astype(np.int64)
+            if len(rows):
+                board = rows[int(np.argmax(ev.values(rows, _is_race(board))))]
+                if finished_points(board)[0]:
+                    break
+            board = swap(board)
+        else:
+            a, b = (int(v) for v in rng.integers(1, 7, size=2))
+            mine = fast.afterstates(board, a, b).astype(np.int64)
+            for after in mine[:3]:
+                expected = 0.0
+                for (x, y), p in zip(ROLLS, ROLL_P):
+                    before = swap(after)
+                    rows = fast.afterstates(before, x, y).astype(np.int64)
+                    rows = rows if len(rows) else before[None, :]
+                    reply = rows[int(np.argmax(ev.values(rows, _is_race(before))))]
+                    done = finished_points(reply)[0]
+                    expected += p * (-done if done else ev.state_values(swap(reply)[None, :])[0])
+                assert agent.value(after, 1) == pytest.approx(expected, abs=1e-12)
+                checked += 1
+    assert checked > 50
