@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from agents.search_backgammon import EVALUATORS, make_evaluator
 from agents.backgammon_value import FEATURES, PHASES, Calibration, play_out, race_mask, state_features, swap
 from envs.backgammon import Position, fast
 from envs.errors import PipslabError
@@ -45,6 +47,10 @@ class CalibrateArgs:
     workers: int = 0
     resume: bool = False
 
+    def command(self, resume: bool = False) -> str:
+        return (f"pipslab calibrate --eval {self.eval} --games {self.games} --seed {self.seed} --out {self.out}"
+                + (" --resume" if resume else ""))
+
     def __post_init__(self):
         if self.games < 10:
             raise PipslabError(f"--games must be at least 10, got {self.games}")
@@ -52,8 +58,12 @@ class CalibrateArgs:
             self.out = f"results/calibration-{self.eval}"
 
 
+class CalibrationInterrupted(KeyboardInterrupt):
+    def __init__(self, done: int, command: str):
+        super().__init__(f"interrupted after {done} games (saved); resume with: {command}")
+
+
 def _ranker(name: str):
-    from agents.search_backgammon import EVALUATORS, make_evaluator
     if name not in ("pubeval", "race"):
         raise PipslabError(f"calibrate: --eval must be a ranking evaluator (pubeval or race), got {name!r}"
                            + ("" if name in EVALUATORS else f"; known evaluators: {', '.join(sorted(EVALUATORS))}"))
@@ -91,6 +101,14 @@ def _write_npz(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
+def _load_chunk(path: Path) -> dict:
+    try:
+        with np.load(path) as data:
+            return {k: data[k] for k in ("x", "won", "game", "race")}
+    except (OSError, ValueError, KeyError) as exc:
+        raise PipslabError(f"{path} is not a readable chunk of games ({exc}); delete it and run with --resume") from None
+
+
 def _atomic_json(path: Path, obj: dict) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(obj, indent=2) + "\n")
@@ -108,8 +126,7 @@ def _fit(x: np.ndarray, y: np.ndarray):
 
 
 def run_calibration(args: CalibrateArgs, progress: bool = True) -> dict:
-    ranker_name = args.eval
-    _ranker(ranker_name)   # validates the name
+    _ranker(args.eval)   # validates the name
     out = Path(args.out)
     chunks = out / "chunks"
     manifest = {"eval": args.eval, "games": args.games, "seed": args.seed, "chunk": CHUNK}
@@ -127,19 +144,30 @@ def run_calibration(args: CalibrateArgs, progress: bool = True) -> dict:
     workers = args.workers or os.cpu_count() or 1
     bar = tqdm(total=args.games, initial=args.games - sum(c for _, c in todo), unit="game",
                desc=f"calibrate {args.eval}", disable=not progress)
+    saved = [args.games - sum(c for _, c in todo)]
+
     def save(first, data):
         _write_npz(chunks / f"games-{first:07d}.npz", data)
+        saved[0] += min(CHUNK, args.games - first)
         bar.update(min(CHUNK, args.games - first))
-    if workers > 1 and len(todo) > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            futures = {pool.submit(play_chunk, args.eval, args.seed, f, c): f for f, c in todo}
-            for fut in as_completed(futures):
-                save(futures[fut], fut.result())
-    else:
-        for f, c in todo:
-            save(f, play_chunk(args.eval, args.seed, f, c))
+    try:
+        if workers > 1 and len(todo) > 1:
+            with ProcessPoolExecutor(workers) as pool:
+                futures = {pool.submit(play_chunk, args.eval, args.seed, f, c): f for f, c in todo}
+                try:
+                    for fut in as_completed(futures):
+                        save(futures[fut], fut.result())
+                except KeyboardInterrupt:
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise
+        else:
+            for f, c in todo:
+                save(f, play_chunk(args.eval, args.seed, f, c))
+    except KeyboardInterrupt:
+        bar.close()
+        raise CalibrationInterrupted(saved[0], args.command(resume=True)) from None
     bar.close()
-    parts = [np.load(chunks / f"games-{f:07d}.npz") for f in range(0, args.games, CHUNK)]
+    parts = [_load_chunk(chunks / f"games-{f:07d}.npz") for f in range(0, args.games, CHUNK)]
     x = np.concatenate([p["x"] for p in parts])
     y = np.concatenate([p["won"] for p in parts]).astype(float)
     game = np.concatenate([p["game"] for p in parts])
@@ -183,7 +211,12 @@ def add_arguments(parser) -> None:
 def run(ns: argparse.Namespace) -> int:
     args = CalibrateArgs(eval=ns.eval, games=ns.games, seed=ns.seed, out=ns.out, workers=ns.workers,
                          resume=ns.resume)
-    result = run_calibration(args)
+    try:
+        result = run_calibration(args)
+    except CalibrationInterrupted as exc:
+        sys.stdout.flush()
+        sys.stderr.write(f"pipslab calibrate: {exc}\n")
+        return 130
     if ns.json:
         print(json.dumps(result, indent=2))
         return 0

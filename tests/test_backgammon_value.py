@@ -125,6 +125,32 @@ def test_calibrate_fits_resumes_and_refuses_to_overwrite(tmp_path):
     other = CalibrateArgs(eval="pubeval", games=260, seed=3, out=str(out), workers=1, resume=True)
     with pytest.raises(PipslabError, match="holds a different run"):
         run_calibration(other, progress=False)
+    (out / "chunks" / "games-0000200.npz").write_bytes(b"not a chunk")
+    with pytest.raises(PipslabError, match="games-0000200.npz is not a readable chunk"):
+        run_calibration(args, progress=False)
+
+
+def test_calibrate_ctrl_c_saves_what_is_played_and_resume_finishes_it(tmp_path, monkeypatch):
+    import experiments.calibrate as cal_mod
+    real, calls = cal_mod.play_chunk, []
+
+    def interrupted(*a):
+        calls.append(a)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a)
+
+    args = CalibrateArgs(eval="pubeval", games=250, seed=3, out=str(tmp_path / "a"), workers=1)
+    monkeypatch.setattr(cal_mod, "play_chunk", interrupted)
+    with pytest.raises(cal_mod.CalibrationInterrupted, match=r"after 100 games \(saved\); resume with: "
+                       r"pipslab calibrate --eval pubeval --games 250 --seed 3 --out .* --resume"):
+        run_calibration(args, progress=False)
+    monkeypatch.setattr(cal_mod, "play_chunk", real)
+    args.resume = True
+    resumed = run_calibration(args, progress=False)
+    whole = run_calibration(CalibrateArgs(eval="pubeval", games=250, seed=3, out=str(tmp_path / "b"), workers=1),
+                            progress=False)
+    assert resumed["weights"] == whole["weights"] and resumed["held_out"] == whole["held_out"]
 
 
 @pytest.mark.parametrize("argv, message", [
