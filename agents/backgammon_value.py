@@ -116,13 +116,13 @@ def _scores(ranker: Ranker, rows: np.ndarray, race: np.ndarray) -> np.ndarray:
     return out
 
 
-def state_features(rows, ranker: Ranker) -> np.ndarray:
+def state_features(rows, ranker: Ranker, race: np.ndarray = None) -> np.ndarray:
     """The :data:`FEATURES` of positions ``rows`` (k x 26, each from the side of the player
     on roll): ``ranker``'s score of the position as if I had just made it and as if he had
     (his side), the pip lead (his pips minus mine, /100), checkers on the bar (mine, his)
-    and borne off (mine, his; /15)."""
+    and borne off (mine, his; /15).  ``race``: :func:`race_mask` of ``rows``, if known."""
     rows = np.asarray(rows, dtype=np.int64).reshape(-1, 26)
-    race = race_mask(rows)
+    race = race_mask(rows) if race is None else race
     mine, theirs = np.clip(rows, 0, None), np.clip(-rows, 0, None)
     x = np.empty((len(rows), len(FEATURES)))
     x[:, 0] = _scores(ranker, rows, race)
@@ -144,8 +144,8 @@ class Calibration:
 
     def win_probability(self, rows, ranker: Ranker) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64).reshape(-1, 26)
-        x = state_features(rows, ranker)
         race = race_mask(rows)
+        x = state_features(rows, ranker, race)
         z = np.empty(len(rows))
         for phase, flag in zip(PHASES, (False, True)):
             m = race == flag
