@@ -9,6 +9,8 @@ import importlib
 
 from envs.errors import PipslabError
 
+from .files import atomic_write_json
+
 # game -> module with ``add_arguments(parser)`` and ``run(args)``
 BENCHMARKS = {
     "dominoes": "experiments.bench_dominoes",
@@ -39,7 +41,7 @@ def report(args, result: dict, table: str, filename: str) -> int:
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / filename).write_text(json.dumps(result, indent=2) + "\n")
+        atomic_write_json(out / filename, result)
     if args.json:
         print(json.dumps(result))
     return 0

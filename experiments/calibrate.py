@@ -35,6 +35,8 @@ from agents.backgammon_value import FEATURES, PHASES, Calibration, play_out, rac
 from envs.backgammon import Position, fast
 from envs.errors import PipslabError
 
+from .files import atomic_write_json
+
 CHUNK = 100   # games per chunk file
 
 
@@ -109,15 +111,9 @@ def _load_chunk(path: Path) -> dict:
         raise PipslabError(f"{path} is not a readable chunk of games ({exc}); delete it and run with --resume") from None
 
 
-def _atomic_json(path: Path, obj: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2) + "\n")
-    os.replace(tmp, path)
-
-
 def _log_loss(y: np.ndarray, p: np.ndarray) -> float:
-    p = np.clip(p, 1e-12, 1 - 1e-12)
-    return float(-(y * np.log(p) + (1 - y) * np.log(1 - p)).mean())
+    from sklearn.metrics import log_loss
+    return float(log_loss(y, p, labels=[0.0, 1.0]))
 
 
 def _fit(x: np.ndarray, y: np.ndarray):
@@ -132,13 +128,16 @@ def run_calibration(args: CalibrateArgs, progress: bool = True) -> dict:
     manifest = {"eval": args.eval, "games": args.games, "seed": args.seed, "chunk": CHUNK}
     run_json = out / "run.json"
     if run_json.exists():
-        old = json.loads(run_json.read_text())
+        try:
+            old = json.loads(run_json.read_text())
+        except ValueError:
+            raise PipslabError(f"{run_json} is not readable JSON; choose another --out") from None
         if not args.resume:
             raise PipslabError(f"{out} already holds a calibration run; pass --resume to continue it or choose another --out")
         if old != manifest:
             raise PipslabError(f"--resume: {out} holds a different run ({old}); choose another --out")
     chunks.mkdir(parents=True, exist_ok=True)
-    _atomic_json(run_json, manifest)
+    atomic_write_json(run_json, manifest)
     todo = [(f, min(CHUNK, args.games - f)) for f in range(0, args.games, CHUNK)
             if not (chunks / f"games-{f:07d}.npz").exists()]
     workers = args.workers or os.cpu_count() or 1
@@ -194,7 +193,7 @@ def run_calibration(args: CalibrateArgs, progress: bool = True) -> dict:
     result = {**cal.to_json(), "eval": args.eval, "games": args.games, "seed": args.seed,
               "positions": int(len(y)), "held_out": rows,
               "command": f"pipslab calibrate --eval {args.eval} --games {args.games} --seed {args.seed}"}
-    _atomic_json(out / "calibration.json", result)
+    atomic_write_json(out / "calibration.json", result)
     return result
 
 

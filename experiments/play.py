@@ -20,6 +20,7 @@ from pathlib import Path
 from agents.registry import make_agent
 from envs.errors import PipslabError
 
+from .files import atomic_write_text
 from .games import game_spec, play_game
 from .tournament import split_agent_list
 
@@ -120,7 +121,7 @@ def _write_out(ns, lines) -> None:
     if ns.out:
         out = Path(ns.out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "games.txt").write_text("\n".join(lines) + "\n")
+        atomic_write_text(out / "games.txt", "\n".join(lines) + "\n")
 
 
 def replay(ns) -> int:

@@ -20,6 +20,8 @@ from agents.solver import BIG, Solver
 from envs.dominoes.notation import parse_position
 from envs.errors import PipslabError
 
+from .files import atomic_write_json
+
 OUTCOME = {1: "win", 0: "draw", -1: "loss"}
 
 
@@ -65,7 +67,7 @@ def run(ns) -> int:
         from pathlib import Path
         out = Path(ns.out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "solve.json").write_text(json.dumps(data, indent=2) + "\n")
+        atomic_write_json(out / "solve.json", data)
     if ns.json:
         print(json.dumps(data))
         return 0

@@ -53,6 +53,7 @@ from tqdm import tqdm
 from agents.registry import parse_value
 from envs.errors import PipslabError
 
+from .files import atomic_write_json, atomic_write_text
 from .executors import BACKENDS, chunked, default_workers, make_executor
 from .games import game_spec
 from .ratings import wilson_interval  # noqa: F401  (re-exported: tests and notebooks import it here)
@@ -162,15 +163,6 @@ def schedule(n_agents: int, players: int, games: int, duplicate: bool):
     for i in range(games):
         deal, _, seats = plan.game(i)
         yield i, deal, tuple(seats)
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 # ------------------------------------------------------------------ records on disk
@@ -352,7 +344,7 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
                       "head_to_head.png", "ratings.png", "pip_margins.png"):
             if (out / stale).exists():
                 (out / stale).unlink()
-    _atomic_write(manifest_path, json.dumps(manifest, indent=2) + "\n")
+    atomic_write_json(manifest_path, manifest)
 
     todo = [i for i in range(args.games) if i not in done]
     played = 0
@@ -396,7 +388,7 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
         raise PipslabError(f"{games_path} holds {len(games_df)} games ({games_df['game_id'].nunique()} distinct), "
                            f"expected {args.games}")
     if not was_sorted:   # parallel or resumed runs append in arrival order; the final file is in id order
-        _atomic_write(games_path, games_df.to_csv(index=False))
+        atomic_write_text(games_path, games_df.to_csv(index=False))
     result = _write_tables(args, games_df, units, label, out, played)
     result.timings = {"games": t1 - t0, "tables": time.perf_counter() - t1, "play_game": play_seconds}
     result.cpu_timings = {"games": c1 - c0, "tables": time.process_time() - c1}
@@ -410,9 +402,9 @@ def _write_tables(args: TournamentArgs, games_df: pd.DataFrame, units, label: st
     summary_df = summarize(games_df, args.agents, units, rows)
     pairings_df = summarize_pairings(games_df, args.agents, units, pairs)
     ratings_df = ratings_table(pairs, args.agents, seed=args.seed, n_boot=args.bootstrap)
-    _atomic_write(out / "summary.csv", summary_df.to_csv(index=False))
-    _atomic_write(out / "pairings.csv", pairings_df.to_csv(index=False))
-    _atomic_write(out / "ratings.csv", ratings_df.to_csv(index=False))
+    atomic_write_text(out / "summary.csv", summary_df.to_csv(index=False))
+    atomic_write_text(out / "pairings.csv", pairings_df.to_csv(index=False))
+    atomic_write_text(out / "ratings.csv", ratings_df.to_csv(index=False))
     files = ["games.csv", "summary.csv", "pairings.csv", "ratings.csv", "summary.md"]
     if args.plots:
         from .plots import write_plots
@@ -429,7 +421,7 @@ def _write_tables(args: TournamentArgs, games_df: pd.DataFrame, units, label: st
     if args.plots:
         md += ["## Plots", "", "![head to head](head_to_head.png)", "![ratings](ratings.png)",
                "![pip margins](pip_margins.png)", ""]
-    _atomic_write(out / "summary.md", "\n".join(md))
+    atomic_write_text(out / "summary.md", "\n".join(md))
     return TournamentResult(games_df, summary_df, pairings_df, ratings_df, out, played, files)
 
 
