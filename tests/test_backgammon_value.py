@@ -9,26 +9,16 @@ import pytest
 from agents import backgammon_value as bv
 from agents.backgammon import pubeval_scores
 from agents.registry import make_agent
-from envs.backgammon import BackgammonState, Position, legal_plays, new_game
+from envs.backgammon import BackgammonState, Position, legal_plays
 from envs.errors import PipslabError
 from experiments.calibrate import CalibrateArgs, play_chunk, run_calibration
 from experiments.cli import main
+from test_backgammon_properties import _turn_positions
 
 
 def _positions(n=300, seed=0):
     """Positions with a player on roll from random games (that player's side)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < n:
-        state = new_game()
-        while not state.is_terminal and len(out) < n:
-            if state.is_chance:
-                state.apply_chance(rng)
-                out.append(np.array(state.turn_start, dtype=np.int64))
-                continue
-            legal = state.legal_actions()
-            state.apply(legal[int(rng.integers(len(legal)))])
-    return np.array(out)
+    return np.array([np.array(p, dtype=np.int64) for p in _turn_positions(n, seed)])
 
 
 def test_race_mask_agrees_with_position_is_race():
