@@ -1,4 +1,4 @@
-"""Agents that play pipslab's games: one interface (``agents.base.Agent``), made by name."""
+"""Agents that play pipslab's games: one interface (``pipslab.agents.base.Agent``), made by name."""
 from .base import Agent, Observation
 from .registry import agent_names, make_agent, register
 

@@ -1,7 +1,7 @@
 """Backgammon agents: afterstate players that pick a whole play, then make it checker by
 checker.
 
-Every agent here chooses among :func:`envs.backgammon.legal_plays` (each play with the
+Every agent here chooses among :func:`pipslab.envs.backgammon.legal_plays` (each play with the
 position it leads to) and then emits the play's checker moves one action at a time; the
 plan is cached keyed by (position, dice left), so the next calls of the same turn just
 read it.  Registered names (``make_agent(name, "backgammon")``):
@@ -14,7 +14,7 @@ read it.  Registered names (``make_agent(name, "backgammon")``):
   most checkers off.
 * ``gnubg`` -- GNU Backgammon's 0-ply neural net via ``gnubg_nn.best_move`` (evaluation
   only; needs the ``gnubg-nn`` package from the ``[bench]`` extra).
-* ``random`` (in :mod:`agents.random_agent`) plays uniformly over the checker moves.
+* ``random`` (in :mod:`pipslab.agents.random_agent`) plays uniformly over the checker moves.
 """
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from typing import Dict, List, Sequence
 
 import numpy as np
 
-from envs.backgammon import PASS, Play, Position, legal_plays
-from envs.backgammon.moves import apply_segments, apply_step
-from envs.errors import PipslabError
+from pipslab.envs.backgammon import PASS, Play, Position, legal_plays
+from pipslab.envs.backgammon.moves import apply_segments, apply_step
+from pipslab.envs.errors import PipslabError
 
 from .base import Agent, Observation
 from .registry import register
@@ -220,7 +220,7 @@ class HumanBackgammonAgent(AfterstateAgent):
     """Asks a person on the terminal for a whole play: its number in the listed plays or
     standard notation (``8/5 6/5``, ``bar/22``, ``6/off``, ``24/13``), then makes it
     checker by checker.  Not registered under its own name: the ``human`` agent
-    (:mod:`agents.human`) can hand backgammon games to it."""
+    (:mod:`pipslab.agents.human`) can hand backgammon games to it."""
 
     name = "human"
 
@@ -229,7 +229,7 @@ class HumanBackgammonAgent(AfterstateAgent):
         self._read, self._write = read, write
 
     def choose_play(self, view, plays, rng):
-        from envs.backgammon import find_play, render_position
+        from pipslab.envs.backgammon import find_play, render_position
 
         self._write(render_position(view.position, top_label="O" if view.player == 0 else "X",
                                     bottom_label="X" if view.player == 0 else "O", dice=view.dice))

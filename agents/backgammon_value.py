@@ -22,7 +22,7 @@ points, and won 15% of its games against plain pubeval.
 the position as if each side had just moved, the pip lead, the checkers on the bar and
 borne off — and :class:`Calibration` turns them into the probability that the player on
 roll wins, by a logistic regression fitted on the ranker's own self-play games
-(``pipslab calibrate``, :mod:`experiments.calibrate`), one fit for contact positions and
+(``pipslab calibrate``, :mod:`pipslab.experiments.calibrate`), one fit for contact positions and
 one for races.  The state value is the cubeless equity ``2·p - 1`` (gammons are not
 modelled; a finished game scores its points, ±1, 2 or 3, in the search).
 
@@ -42,8 +42,8 @@ from typing import Callable, Dict, Sequence
 
 import numpy as np
 
-from envs.backgammon import fast
-from envs.errors import PipslabError
+from pipslab.envs.backgammon import fast
+from pipslab.envs.errors import PipslabError
 
 FEATURES = ("score_mine", "score_theirs", "pip_lead", "bar_mine", "bar_theirs",
             "off_mine", "off_theirs")

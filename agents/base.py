@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.observation import Observation
+from pipslab.envs.observation import Observation
 
 __all__ = ["Agent", "Observation"]
 

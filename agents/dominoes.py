@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.dominoes.engine import decode
-from envs.dominoes.tiles import FULL_SET, HEAVINESS, OTHER_HALF, SUIT, TILES, count
-from envs.dominoes.triple import placement_score, scoring_mask, shown_number
+from pipslab.envs.dominoes.engine import decode
+from pipslab.envs.dominoes.tiles import FULL_SET, HEAVINESS, OTHER_HALF, SUIT, TILES, count
+from pipslab.envs.dominoes.triple import placement_score, scoring_mask, shown_number
 
 from .base import Agent, Observation
 from .registry import register

@@ -1,11 +1,11 @@
 """``human``: asks a person on the terminal for each move (dominoes here; backgammon in
-:class:`agents.backgammon.HumanBackgammonAgent`)."""
+:class:`pipslab.agents.backgammon.HumanBackgammonAgent`)."""
 from __future__ import annotations
 
 import numpy as np
 
-from envs.dominoes.engine import action_name
-from envs.dominoes.tiles import format_tiles, tiles_of
+from pipslab.envs.dominoes.engine import action_name
+from pipslab.envs.dominoes.tiles import format_tiles, tiles_of
 
 from .base import Agent, Observation
 from .registry import register

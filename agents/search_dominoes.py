@@ -1,7 +1,7 @@
 """Search agents for dominoes: ``pimc``, ``ismcts`` and the cheating ``oracle``.
 
 * ``pimc`` — Perfect Information Monte Carlo: for each decision, sample worlds with
-  ``sample_world(view, rng)``, solve each exactly (``agents.solver``), play the move with
+  ``sample_world(view, rng)``, solve each exactly (``pipslab.agents.solver``), play the move with
   the best average value.  Parameters: ``samples`` (default 30), ``time`` (seconds per
   move; when given, samples until the time is up, ``samples`` then being a minimum of 1),
   ``depth`` — placements searched before the solver's evaluator scores the position:
@@ -27,8 +27,8 @@ import time
 
 import numpy as np
 
-from envs.dominoes.engine import sample_world
-from envs.errors import PipslabError
+from pipslab.envs.dominoes.engine import sample_world
+from pipslab.envs.errors import PipslabError
 
 from .base import Agent, Observation
 from .registry import register

@@ -23,9 +23,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from envs.dominoes.engine import DominoState
-from envs.dominoes.tiles import OTHER_HALF, PIPS, SUIT
-from envs.errors import PipslabError
+from pipslab.envs.dominoes.engine import DominoState
+from pipslab.envs.dominoes.tiles import OTHER_HALF, PIPS, SUIT
+from pipslab.envs.errors import PipslabError
 
 BIG = 1000
 INF = 10 ** 9

@@ -1,16 +1,16 @@
 """Rules engines (pure Python) and their Gymnasium adapters.
 
 Importing ``envs`` registers the environment ids with Gymnasium.  The rules modules
-(``envs.dominoes.engine``, ``envs.backgammon.board`` …) import no gymnasium, torch,
+(``pipslab.envs.dominoes.engine``, ``pipslab.envs.backgammon.board`` …) import no gymnasium, torch,
 pandas or matplotlib; only the ``env`` modules do.
 """
 from gymnasium.envs.registration import register, registry
 
 _ENVS = {
-    "pipslab/HappyDominoes-v0": "envs.dominoes.env:HappyDominoesEnv",
-    "pipslab/TroshinDominoes-v0": "envs.dominoes.troshin_env:TroshinDominoesEnv",
-    "pipslab/TripleDominoes-v0": "envs.dominoes.triple_env:TripleDominoesEnv",
-    "pipslab/Backgammon-v0": "envs.backgammon.env:BackgammonEnv",
+    "pipslab/HappyDominoes-v0": "pipslab.envs.dominoes.env:HappyDominoesEnv",
+    "pipslab/TroshinDominoes-v0": "pipslab.envs.dominoes.troshin_env:TroshinDominoesEnv",
+    "pipslab/TripleDominoes-v0": "pipslab.envs.dominoes.triple_env:TripleDominoesEnv",
+    "pipslab/Backgammon-v0": "pipslab.envs.backgammon.env:BackgammonEnv",
 }
 
 for _id, _entry in _ENVS.items():

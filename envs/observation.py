@@ -1,7 +1,7 @@
 """What a seat is shown when it must act: the one argument of ``Agent.act``.
 
 It lives with the environments (which build it for the agents they drive) so that the
-imports flow one way, envs -> agents; ``agents.base`` re-exports it.
+imports flow one way, envs -> agents; ``pipslab.agents.base`` re-exports it.
 """
 from __future__ import annotations
 

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import importlib
 
-from envs.errors import PipslabError
+from pipslab.envs.errors import PipslabError
 
 from .files import atomic_write_json
 
 # game -> module with ``add_arguments(parser)`` and ``run(args)``
 BENCHMARKS = {
-    "dominoes": "experiments.bench_dominoes",
-    "harness": "experiments.bench_harness",
-    "backgammon": "experiments.bench_backgammon",
-    "solver": "experiments.bench_search",
-    "ismcts": "experiments.bench_search",
+    "dominoes": "pipslab.experiments.bench_dominoes",
+    "harness": "pipslab.experiments.bench_harness",
+    "backgammon": "pipslab.experiments.bench_backgammon",
+    "solver": "pipslab.experiments.bench_search",
+    "ismcts": "pipslab.experiments.bench_search",
 }
 
 

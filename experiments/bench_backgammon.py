@@ -6,12 +6,12 @@ Games per second of uniformly random games, each engine driven from a Python loo
 
 * **ours** (the headline, ``ours_games_per_s``): each turn rolls the dice with numpy,
   lists every distinct legal *whole play* with the compiled generator
-  (:func:`envs.backgammon.fast.afterstates`) and picks one uniformly; sides swap.
+  (:func:`pipslab.envs.backgammon.fast.afterstates`) and picks one uniformly; sides swap.
 * ours, **per checker move** through the full game-state protocol
-  (:class:`envs.backgammon.BackgammonState`; its mask comes from the compiled
+  (:class:`pipslab.envs.backgammon.BackgammonState`; its mask comes from the compiled
   generator): uniform over the legal checker moves (``legal_actions()``), the turn built
   move by move -- what an agent or the env sees.
-* ours, **whole game compiled** (:func:`envs.backgammon.fast.random_game`), for reference.
+* ours, **whole game compiled** (:func:`pipslab.envs.backgammon.fast.random_game`), for reference.
 * **OpenSpiel** ``pyspiel.load_game("backgammon")``: uniform over ``legal_actions()``
   (its actions are whole plays too), chance outcomes sampled with their probabilities.
 
@@ -25,10 +25,10 @@ import time
 
 import numpy as np
 
-from envs.backgammon import Position, fast, legal_plays, new_game
-from envs.backgammon.game import play_uniformly
-from envs.backgammon.moves import dice_to_play
-from envs.errors import PipslabError
+from pipslab.envs.backgammon import Position, fast, legal_plays, new_game
+from pipslab.envs.backgammon.game import play_uniformly
+from pipslab.envs.backgammon.moves import dice_to_play
+from pipslab.envs.errors import PipslabError
 
 
 def _rate(play_one, seconds: float) -> float:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import random
 import time
 
-from envs.dominoes.engine import deal
-from envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW, TRIPLE_4, TROSHIN_4_PAIRS
+from pipslab.envs.dominoes.engine import deal
+from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW, TRIPLE_4, TROSHIN_4_PAIRS
 
 
 def _rate(play_one, seconds: float) -> float:

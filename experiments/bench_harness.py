@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agents.registry import make_agent
+from pipslab.agents.registry import make_agent
 
 from .games import game_spec, play_game
 from .seedplan import Plan, game_units, seeds
@@ -65,7 +65,7 @@ def _harness(n: int, seed: int, out: Path, progress: bool):
 
 
 def _register_second_random() -> None:
-    from agents import registry
+    from pipslab.agents import registry
     if "random2" not in registry.agent_names("happy"):
         registry.register("random2", games=["happy"])(lambda game: make_agent("random", game))
 

@@ -21,11 +21,11 @@ import statistics
 import time
 import numpy as np
 
-from agents.base import Observation
-from agents.search_dominoes import ISMCTSAgent
-from agents.solver import Solver
-from envs.dominoes.engine import deal
-from envs.dominoes.variants import HAPPY_BLOCK
+from pipslab.agents.base import Observation
+from pipslab.agents.search_dominoes import ISMCTSAgent
+from pipslab.agents.solver import Solver
+from pipslab.envs.dominoes.engine import deal
+from pipslab.envs.dominoes.variants import HAPPY_BLOCK
 
 from .bench import report
 

@@ -5,14 +5,14 @@
 Plays ``--games`` self-play games in which both sides play the evaluator's best play
 (0-ply), records every position met with a player on roll (the opening excepted), and
 fits a logistic regression (scikit-learn) of "the player on roll wins" on
-:func:`agents.backgammon_value.state_features` — the evaluator's score of the position
+:func:`pipslab.agents.backgammon_value.state_features` — the evaluator's score of the position
 from both sides, the pip lead, checkers on the bar and borne off — one fit for contact
 positions and one for races.  The last fifth of the games (by index) is held out: the
 table compares the log-loss of the fit with the base rate, the pip lead alone and the
 two scores alone on them.
 
 Writes ``calibration.json`` (the weights, loadable by
-:meth:`agents.backgammon_value.Calibration.from_json`, with the held-out scores) to
+:meth:`pipslab.agents.backgammon_value.Calibration.from_json`, with the held-out scores) to
 ``--out`` (default ``results/calibration-EVAL``); the game records are kept per chunk
 under ``chunks/`` so an interrupted run continues with ``--resume``.  The fits search
 uses are the files in ``agents/calibrations/`` (copied from this command's output).
@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from agents.search_backgammon import EVALUATORS, make_evaluator
-from agents.backgammon_value import FEATURES, PHASES, Calibration, play_out, race_mask, state_features, swap
-from envs.backgammon import Position, fast
-from envs.errors import PipslabError
+from pipslab.agents.search_backgammon import EVALUATORS, make_evaluator
+from pipslab.agents.backgammon_value import FEATURES, PHASES, Calibration, play_out, race_mask, state_features, swap
+from pipslab.envs.backgammon import Position, fast
+from pipslab.envs.errors import PipslabError
 
 from .files import atomic_write_json
 

@@ -19,10 +19,10 @@ from collections import Counter
 
 import numpy as np
 
-from envs.backgammon import Position, legal_plays, new_game
-from envs.backgammon.game import CHANCE_OUTCOMES
-from envs.backgammon.moves import dice_to_play
-from envs.errors import PipslabError
+from pipslab.envs.backgammon import Position, legal_plays, new_game
+from pipslab.envs.backgammon.game import CHANCE_OUTCOMES
+from pipslab.envs.backgammon.moves import dice_to_play
+from pipslab.envs.errors import PipslabError
 
 ROLLS = [roll for roll, _ in CHANCE_OUTCOMES]
 

@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
-from agents import Observation, make_agent
-from envs.backgammon import NUM_ACTIONS, legal_plays, new_game
-from envs.backgammon.moves import apply_segments, dice_to_play
+from pipslab.agents import Observation, make_agent
+from pipslab.envs.backgammon import NUM_ACTIONS, legal_plays, new_game
+from pipslab.envs.backgammon.moves import apply_segments, dice_to_play
 
 
 def play_game(agents, rng: np.random.Generator, gammons: bool = True):
@@ -60,7 +60,7 @@ def pubeval_agreement(positions: int, seed: int = 0) -> dict:
     """How often our pubeval picks the same afterstate as ``gnubg_nn.pub_best_move``."""
     import gnubg_nn
 
-    from agents.backgammon import pubeval_scores
+    from pipslab.agents.backgammon import pubeval_scores
 
     rng = np.random.default_rng(seed)
     n = agree = 0

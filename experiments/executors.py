@@ -18,7 +18,7 @@ import os
 import signal
 from typing import Iterable, Iterator, List, Sequence
 
-from envs.errors import PipslabError
+from pipslab.envs.errors import PipslabError
 
 from .seedplan import GameRunner, Task
 

@@ -17,8 +17,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from agents.base import Agent, Observation
-from envs.errors import PipslabError
+from pipslab.agents.base import Agent, Observation
+from pipslab.envs.errors import PipslabError
 
 
 @dataclass(frozen=True)
@@ -47,11 +47,11 @@ class GameSpec:
 
 
 def _happy_new_state(rng, options):
-    from envs.dominoes.engine import deal
-    from envs.dominoes.variants import happy
+    from pipslab.envs.dominoes.engine import deal
+    from pipslab.envs.dominoes.variants import happy
     variant = happy(options.get("mode", "block"))
     if options.get("position"):
-        from envs.dominoes.notation import parse_position
+        from pipslab.envs.dominoes.notation import parse_position
         state = parse_position(options["position"])
         if state.variant != variant:
             raise PipslabError(f"the position is {state.variant.name}, not {variant.name} (see --mode)")
@@ -60,7 +60,7 @@ def _happy_new_state(rng, options):
 
 
 def _domino_stats(state) -> dict:
-    from envs.dominoes.engine import DRAW, PASS
+    from pipslab.envs.dominoes.engine import DRAW, PASS
     events = state.events()
     return {
         "blocked": bool(state.blocked),
@@ -70,7 +70,7 @@ def _domino_stats(state) -> dict:
 
 
 def _domino_render(state) -> str:
-    from envs.dominoes.notation import render
+    from pipslab.envs.dominoes.notation import render
     return render(state)
 
 
@@ -94,17 +94,17 @@ def _int_option(options, key, default):
 
 
 def _troshin_variant(options):
-    from envs.dominoes.variants import troshin
+    from pipslab.envs.dominoes.variants import troshin
     return troshin(_int_option(options, "players", 2), bool(options.get("pairs", False)))
 
 
 def _triple_variant(options):
-    from envs.dominoes.variants import triple
+    from pipslab.envs.dominoes.variants import triple
     return triple(_int_option(options, "players", 2))
 
 
 def _from_position(options, variant, rng):
-    from envs.dominoes.notation import parse_position
+    from pipslab.envs.dominoes.notation import parse_position
     state = parse_position(options["position"], rng=rng)
     if state.variant != variant:
         raise PipslabError(f"the position is {state.variant.name}, not {variant.name} (see --players/--pairs)")
@@ -112,8 +112,8 @@ def _from_position(options, variant, rng):
 
 
 def _troshin_new_state(rng, options):
-    from envs.dominoes.engine import deal
-    from envs.dominoes.match import TroshinMatch, new_match
+    from pipslab.envs.dominoes.engine import deal
+    from pipslab.envs.dominoes.match import TroshinMatch, new_match
     variant = _troshin_variant(options)
     match = bool(options.get("match", False))
     if options.get("position"):
@@ -141,7 +141,7 @@ def _troshin_stats(state) -> dict:
 
 
 def _triple_new_state(rng, options):
-    from envs.dominoes.engine import deal
+    from pipslab.envs.dominoes.engine import deal
     variant = _triple_variant(options)
     if options.get("position"):
         return _from_position(options, variant, rng)
@@ -170,7 +170,7 @@ def _backgammon_gammons(options) -> bool:
 
 
 def _backgammon_new_state(rng, options):
-    from envs.backgammon import BackgammonState, new_game
+    from pipslab.envs.backgammon import BackgammonState, new_game
     gammons = _backgammon_gammons(options)
     if options.get("position"):
         return BackgammonState.from_position_id(options["position"], gammons=gammons)
@@ -178,12 +178,12 @@ def _backgammon_new_state(rng, options):
 
 
 def _backgammon_render(state) -> str:
-    from envs.backgammon.env import render
+    from pipslab.envs.backgammon.env import render
     return render(state)
 
 
 def _backgammon_stats(state) -> dict:
-    from envs.backgammon import game_stats
+    from pipslab.envs.backgammon import game_stats
     stats = game_stats(state)
     return {"gammon": stats["gammon"], "backgammon": stats["backgammon"], "turns": stats["turns"]}
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 
-from envs.backgammon import Position, legal_plays
-from envs.backgammon.moves import check_dice, dice_to_play
+from pipslab.envs.backgammon import Position, legal_plays
+from pipslab.envs.backgammon.moves import check_dice, dice_to_play
 
 
 def add_arguments(parser) -> None:

@@ -17,8 +17,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agents.registry import make_agent
-from envs.errors import PipslabError
+from pipslab.agents.registry import make_agent
+from pipslab.envs.errors import PipslabError
 
 from .files import atomic_write_text
 from .games import game_spec, play_game
@@ -49,7 +49,7 @@ def add_arguments(parser) -> None:
 
 
 def _options(game: str, ns) -> dict:
-    from agents.registry import parse_value
+    from pipslab.agents.registry import parse_value
     options = {"mode": ns.mode} if game == "happy" else {}
     if ns.players is not None:
         options["players"] = ns.players

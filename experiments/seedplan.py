@@ -29,8 +29,8 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from agents.registry import make_agent
-from envs.errors import PipslabError
+from pipslab.agents.registry import make_agent
+from pipslab.envs.errors import PipslabError
 
 from .games import game_spec, play_game
 

@@ -2,7 +2,7 @@
 
 ``pipslab solve "<position>" [--json] [--objective margin|wdl]``
 
-The position is in the domino notation (``envs.dominoes.notation``), e.g.::
+The position is in the domino notation (``pipslab.envs.dominoes.notation``), e.g.::
 
     pipslab solve "happy-block; turn=0; ends=1|0; hands=2-2 / 0-0 0-2"
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 
-from agents.solver import BIG, Solver
-from envs.dominoes.notation import parse_position
-from envs.errors import PipslabError
+from pipslab.agents.solver import BIG, Solver
+from pipslab.envs.dominoes.notation import parse_position
+from pipslab.envs.errors import PipslabError
 
 from .files import atomic_write_json
 

@@ -9,7 +9,7 @@
 * **Duplicate deals** (default; ``--no-duplicate`` turns them off): each deal (shuffle,
   dice) is replayed with the agents rotated round the table (for 2 players: swapped), so
   the luck of the deal cancels.  Game ``i`` of seed ``S`` always has the same deal, seats
-  and seeds (see :mod:`experiments.seedplan`), so ``pipslab play GAME --replay ID --from
+  and seeds (see :mod:`pipslab.experiments.seedplan`), so ``pipslab play GAME --replay ID --from
   DIR`` replays any game exactly.
 * **Records**: one row per game appended to ``DIR/games.csv`` as games finish (flushed
   within 50 ms — the progress bar counts a game once it is in the file —, fsynced at least
@@ -50,8 +50,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import pandas as pd
 from tqdm import tqdm
 
-from agents.registry import parse_value
-from envs.errors import PipslabError
+from pipslab.agents.registry import parse_value
+from pipslab.envs.errors import PipslabError
 
 from .files import atomic_write_json, atomic_write_text
 from .executors import BACKENDS, chunked, default_workers, make_executor
@@ -311,7 +311,7 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
     task = Task(args.game, options_json(options), tuple(args.agents), args.seed, args.fmt, args.duplicate,
                 _hero_index(args), tuple(args.imports))
     # build every agent once here: a bad spec fails now, with one line, before any worker starts
-    from agents.registry import make_agent
+    from pipslab.agents.registry import make_agent
     for name in args.agents:
         make_agent(name, args.game)
     units = game_units(spec, options)

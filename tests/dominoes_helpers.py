@@ -1,7 +1,7 @@
 """Small helpers shared by the domino tests."""
-from envs.dominoes.engine import encode_place
-from envs.dominoes.notation import parse_position
-from envs.dominoes.tiles import FULL_SET, format_tiles, mask_of, parse_tile, tiles_of
+from pipslab.envs.dominoes.engine import encode_place
+from pipslab.envs.dominoes.notation import parse_position
+from pipslab.envs.dominoes.tiles import FULL_SET, format_tiles, mask_of, parse_tile, tiles_of
 
 
 def t(name: str) -> int:

@@ -4,7 +4,7 @@ Importing this module registers (:func:`install`; :func:`uninstall` takes them o
 
 * games ``fake3`` (3 seats), ``fake4pairs`` (4 seats, partners 0+2 against 1+3) and
   ``fakegammon`` (2 seats, backgammon-like result: one number of points, gammon flags) in
-  ``experiments.games.GAMES``;
+  ``pipslab.experiments.games.GAMES``;
 * agents for them and for Happy: ``t_stand`` / ``t_stand2`` / ``t_stand3`` (always the
   first legal action — identical play under different names), ``t_bump`` (always the last),
   ``t_random``, and ``slow`` (Happy: ``heaviest`` that sleeps ``PIPSLAB_TEST_DELAY`` seconds,
@@ -21,9 +21,9 @@ import time
 
 import pytest
 
-from agents.base import Agent
-from agents.registry import make_agent, register
-from experiments import games as _games
+from pipslab.agents.base import Agent
+from pipslab.agents.registry import make_agent, register
+from pipslab.experiments import games as _games
 
 
 class FakeState:
@@ -188,7 +188,7 @@ def install() -> None:
 
 def uninstall() -> None:
     """Take them out again, so tests elsewhere see only the real games and agents."""
-    from agents import registry
+    from pipslab.agents import registry
     for name in _FAKE_SPECS:
         if _games.GAMES.get(name) is _FAKE_SPECS[name]:
             del _games.GAMES[name]

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from agents import Observation, agent_names, make_agent
-from agents.backgammon import pubeval_scores
-from envs.backgammon import NUM_ACTIONS, BackgammonState, Position, legal_plays
-from experiments.eval_backgammon import match, pubeval_agreement
+from pipslab.agents import Observation, agent_names, make_agent
+from pipslab.agents.backgammon import pubeval_scores
+from pipslab.envs.backgammon import NUM_ACTIONS, BackgammonState, Position, legal_plays
+from pipslab.experiments.eval_backgammon import match, pubeval_agreement
 
 
 def test_backgammon_agents_are_registered():
@@ -57,7 +57,7 @@ def test_race_heuristic_beats_random():
 
 
 def test_human_backgammon_agent_reads_a_number_or_notation():
-    from agents.backgammon import HumanBackgammonAgent
+    from pipslab.agents.backgammon import HumanBackgammonAgent
 
     answers = iter(["nonsense", "24/12", "8/5 6/5"])
     out = []
@@ -72,8 +72,8 @@ def test_human_backgammon_agent_reads_a_number_or_notation():
 
 
 def test_game_stats():
-    from envs.backgammon import game_stats
-    from experiments.eval_backgammon import play_game
+    from pipslab.envs.backgammon import game_stats
+    from pipslab.experiments.eval_backgammon import play_game
 
     state = play_game([make_agent("pubeval", "backgammon"), make_agent("random", "backgammon")],
                       np.random.default_rng(0))

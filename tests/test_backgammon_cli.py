@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from envs.backgammon import Position
-from experiments.cli import main
+from pipslab.envs.backgammon import Position
+from pipslab.experiments.cli import main
 
 
 def test_moves_json_lists_every_play_with_its_position(capsys):

@@ -3,8 +3,8 @@ import gzip
 import json
 from pathlib import Path
 
-from envs.backgammon import Position, legal_plays
-from envs.backgammon.moves import dice_to_play
+from pipslab.envs.backgammon import Position, legal_plays
+from pipslab.envs.backgammon.moves import dice_to_play
 
 FIXTURE = Path(__file__).parent / "data" / "backgammon_moves.json.gz"
 
@@ -31,7 +31,7 @@ def test_fixture_matches_gnubg_results():
 def test_live_against_gnubg_nn():
     import gnubg_nn  # noqa: F401  (installed by the [bench] extra; fail, never skip, without it)
 
-    from experiments.crosscheck_backgammon import run_crosscheck
+    from pipslab.experiments.crosscheck_backgammon import run_crosscheck
     report = run_crosscheck(positions=120, seed=7, fixture=None, fixture_cases=0, verbose=False)
     assert report["cases"] >= 2000
     assert report["mismatches"] == 0, report["examples"]

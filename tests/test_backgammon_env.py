@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import envs  # noqa: F401  (registers the ids)
-from envs.backgammon import NUM_ACTIONS, PASS, Position
-from envs.backgammon.env import BackgammonEnv, render
-from envs.backgammon.features import tesauro_features
-from envs.errors import IllegalActionError
+import pipslab  # noqa: F401  (registers the ids)
+from pipslab.envs.backgammon import NUM_ACTIONS, PASS, Position
+from pipslab.envs.backgammon.env import BackgammonEnv, render
+from pipslab.envs.backgammon.features import tesauro_features
+from pipslab.envs.errors import IllegalActionError
 
 
 def test_check_env_passes():
@@ -81,7 +81,7 @@ def test_tesauro_encoding():
 
 
 def test_render_function_and_opponent_agent():
-    from agents import make_agent
+    from pipslab.agents import make_agent
 
     env = BackgammonEnv(opponent=make_agent("random", "backgammon"), render_mode="ansi")
     _play(env, 1)

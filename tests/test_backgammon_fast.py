@@ -5,9 +5,9 @@ from pathlib import Path
 
 import numpy as np
 
-from envs.backgammon import Position, fast, new_game
-from envs.backgammon.game import play_uniformly
-from envs.backgammon.moves import dice_to_play, play_table
+from pipslab.envs.backgammon import Position, fast, new_game
+from pipslab.envs.backgammon.game import play_uniformly
+from pipslab.envs.backgammon.moves import dice_to_play, play_table
 
 FIXTURE = Path(__file__).parent / "data" / "backgammon_moves.json.gz"
 
@@ -45,7 +45,7 @@ def test_compiled_random_games_end():
 def test_bench_json_contract(capsys):
     import argparse
 
-    from experiments import bench
+    from pipslab.experiments import bench
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)
     assert bench.run(parser.parse_args(["backgammon", "--seconds", "0.05", "--json"])) == 0
@@ -56,7 +56,7 @@ def test_bench_json_contract(capsys):
 
 
 def test_state_gives_the_same_games_with_and_without_the_compiled_path(monkeypatch):
-    from envs.backgammon import game
+    from pipslab.envs.backgammon import game
 
     def history(seed):
         rng = np.random.default_rng(seed)

@@ -2,8 +2,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.backgammon import Position, fast, legal_checker_moves, legal_plays
-from envs.backgammon.moves import dice_to_play, max_dice
+from pipslab.envs.backgammon import Position, fast, legal_checker_moves, legal_plays
+from pipslab.envs.backgammon.moves import dice_to_play, max_dice
 
 
 @st.composite

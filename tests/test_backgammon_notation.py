@@ -1,8 +1,8 @@
 """GNU BG Position IDs and move notation."""
 import pytest
 
-from envs.backgammon import Position, find_play, format_play, legal_plays, parse_play
-from envs.errors import PipslabError, PositionError
+from pipslab.envs.backgammon import Position, find_play, format_play, legal_plays, parse_play
+from pipslab.envs.errors import PipslabError, PositionError
 
 
 def test_start_position_id():

@@ -2,11 +2,11 @@
 import numpy as np
 import pytest
 
-from envs.backgammon import (NUM_ACTIONS, PASS, BackgammonState, Position, action_name, decode_action,
+from pipslab.envs.backgammon import (NUM_ACTIONS, PASS, BackgammonState, Position, action_name, decode_action,
                              encode_action, legal_checker_moves, legal_plays, new_game)
-from envs.backgammon.game import CHANCE_OUTCOMES, play_uniformly
-from envs.backgammon.moves import apply_step, dice_to_play
-from envs.errors import PipslabError
+from pipslab.envs.backgammon.game import CHANCE_OUTCOMES, play_uniformly
+from pipslab.envs.backgammon.moves import apply_step, dice_to_play
+from pipslab.envs.errors import PipslabError
 
 ROLLS = [r for r, _ in CHANCE_OUTCOMES]
 
@@ -163,7 +163,7 @@ def test_seeded_games_replay_exactly():
 
 
 def test_sample_world_rebuilds_the_state_from_any_view():
-    from envs.backgammon import sample_world
+    from pipslab.envs.backgammon import sample_world
 
     rng = np.random.default_rng(4)
     state = new_game()
@@ -188,8 +188,8 @@ def test_sample_world_rebuilds_the_state_from_any_view():
 def test_gnubg_agent_missing_package_is_a_clear_error(monkeypatch):
     import sys
 
-    from agents import make_agent
-    from envs.errors import PipslabError
+    from pipslab.agents import make_agent
+    from pipslab.envs.errors import PipslabError
 
     monkeypatch.setitem(sys.modules, "gnubg_nn", None)
     with pytest.raises(PipslabError, match="gnubg-nn"):
@@ -197,7 +197,7 @@ def test_gnubg_agent_missing_package_is_a_clear_error(monkeypatch):
 
 
 def test_apply_play_makes_a_whole_play_and_refuses_others():
-    from envs.errors import IllegalActionError
+    from pipslab.envs.errors import IllegalActionError
 
     state = BackgammonState(Position.start(), 0, (6, 4), opening=False)
     plays = state.legal_plays()

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from envs.backgammon import (PASS, BackgammonState, Position, encode_action, legal_checker_moves,
+from pipslab.envs.backgammon import (PASS, BackgammonState, Position, encode_action, legal_checker_moves,
                              legal_plays, new_game)
-from envs.backgammon.game import CHANCE_OUTCOMES
-from envs.errors import IllegalActionError
+from pipslab.envs.backgammon.game import CHANCE_OUTCOMES
+from pipslab.envs.errors import IllegalActionError
 
 ALL_ROLLS = [roll for roll, _ in CHANCE_OUTCOMES]
 

@@ -6,13 +6,13 @@ import json
 import numpy as np
 import pytest
 
-from agents import backgammon_value as bv
-from agents.backgammon import pubeval_scores
-from agents.registry import make_agent
-from envs.backgammon import BackgammonState, Position, legal_plays
-from envs.errors import PipslabError
-from experiments.calibrate import CalibrateArgs, play_chunk, run_calibration
-from experiments.cli import main
+from pipslab.agents import backgammon_value as bv
+from pipslab.agents.backgammon import pubeval_scores
+from pipslab.agents.registry import make_agent
+from pipslab.envs.backgammon import BackgammonState, Position, legal_plays
+from pipslab.envs.errors import PipslabError
+from pipslab.experiments.calibrate import CalibrateArgs, play_chunk, run_calibration
+from pipslab.experiments.cli import main
 from test_backgammon_properties import _turn_positions
 
 
@@ -42,7 +42,7 @@ def test_features_see_both_sides():
 
 
 def make_agent_ranker(name):
-    from agents.search_backgammon import make_evaluator
+    from pipslab.agents.search_backgammon import make_evaluator
     return make_evaluator(name).afterstate_values
 
 
@@ -121,7 +121,7 @@ def test_calibrate_fits_resumes_and_refuses_to_overwrite(tmp_path):
 
 
 def test_calibrate_ctrl_c_saves_what_is_played_and_resume_finishes_it(tmp_path, monkeypatch):
-    import experiments.calibrate as cal_mod
+    import pipslab.experiments.calibrate as cal_mod
     real, calls = cal_mod.play_chunk, []
 
     def interrupted(*a):

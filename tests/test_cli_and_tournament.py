@@ -7,16 +7,16 @@ import sys
 import pandas as pd
 import pytest
 
-from agents.registry import make_agent, parse_spec
-from envs.errors import PipslabError
-from experiments.cli import main
-from experiments.tournament import TournamentArgs, run_tournament, split_agent_list, wilson_interval
+from pipslab.agents.registry import make_agent, parse_spec
+from pipslab.envs.errors import PipslabError
+from pipslab.experiments.cli import main
+from pipslab.experiments.tournament import TournamentArgs, run_tournament, split_agent_list, wilson_interval
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def pipslab(*args):
-    return subprocess.run([sys.executable, "-m", "experiments.cli", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -75,7 +75,7 @@ def test_duplicate_twins_share_the_deal_with_seats_swapped(tmp_path):
 
 def test_identical_agents_split_duplicate_pairs_exactly(tmp_path):
     # two copies of a deterministic agent on duplicate deals: every twin pair is one win each (or two draws)
-    from agents import registry
+    from pipslab.agents import registry
     registry.register("heaviest2", games=["happy"])(lambda game: make_agent("heaviest", game))
     games, summary, _ = run_tournament(TournamentArgs(agents=["heaviest", "heaviest2"], games=200, seed=1,
                                                       out=str(tmp_path), progress=False))

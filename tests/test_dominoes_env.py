@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import envs  # noqa: F401  (registers the ids)
-from agents.registry import make_agent
-from envs.dominoes.env import OBS_SIZE, HappyDominoesEnv, encode_view
-from envs.errors import IllegalActionError, PipslabError
+import pipslab  # noqa: F401  (registers the ids)
+from pipslab.agents.registry import make_agent
+from pipslab.envs.dominoes.env import OBS_SIZE, HappyDominoesEnv, encode_view
+from pipslab.envs.errors import IllegalActionError, PipslabError
 
 from dominoes_helpers import place
 

@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import envs  # noqa: F401  (registers the ids)
-from agents.registry import make_agent
-from envs.dominoes.match import TroshinMatch
-from envs.dominoes.triple_env import OBS_SIZE as TRIPLE_OBS, TripleDominoesEnv, encode_triple_view
-from envs.dominoes.troshin_env import OBS_SIZE as TROSHIN_OBS, TroshinDominoesEnv, encode_troshin_view
-from envs.errors import IllegalActionError, PipslabError
+import pipslab  # noqa: F401  (registers the ids)
+from pipslab.agents.registry import make_agent
+from pipslab.envs.dominoes.match import TroshinMatch
+from pipslab.envs.dominoes.triple_env import OBS_SIZE as TRIPLE_OBS, TripleDominoesEnv, encode_triple_view
+from pipslab.envs.dominoes.troshin_env import OBS_SIZE as TROSHIN_OBS, TroshinDominoesEnv, encode_troshin_view
+from pipslab.envs.errors import IllegalActionError, PipslabError
 
 from dominoes_helpers import place
 

@@ -4,10 +4,10 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envs.dominoes.engine import DRAW, PASS, PLACE, DominoState, deal, sample_world
-from envs.dominoes.notation import format_position
-from envs.dominoes.tiles import FULL_SET, SUIT, count, tiles_of
-from envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
+from pipslab.envs.dominoes.engine import DRAW, PASS, PLACE, DominoState, deal, sample_world
+from pipslab.envs.dominoes.notation import format_position
+from pipslab.envs.dominoes.tiles import FULL_SET, SUIT, count, tiles_of
+from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
 
 GAMES_PER_EXAMPLE = 20
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -124,7 +124,7 @@ def test_clone_is_independent():
 
 def test_sample_world_respects_block_mode_voids_in_a_known_spot():
     # seat 1 passed on 6|3 in block mode: no tile of seat 1 may carry a 6 or a 3
-    from envs.dominoes.notation import parse_position
+    from pipslab.envs.dominoes.notation import parse_position
     s = parse_position("happy-block; turn=0; ends=6|3; hands=4-4 0-5 / 0-1 1-1 2-2 1-2 1-5")
     s.apply(HAPPY_BLOCK.pass_action)        # seat 0 has no 6 or 3
     for seed in range(200):
@@ -136,8 +136,8 @@ def test_sample_world_respects_block_mode_voids_in_a_known_spot():
 def test_crossing_constraints_of_several_opponents_always_find_the_deal():
     # From a Troshin 4-pairs hand: the greedy fill finds this unique deal about once in a
     # hundred tries; the exact assignment must always find it.
-    from envs.dominoes.engine import _deal_unseen
-    from envs.dominoes.tiles import mask_of, parse_tile
+    from pipslab.envs.dominoes.engine import _deal_unseen
+    from pipslab.envs.dominoes.tiles import mask_of, parse_tile
     unseen = mask_of(parse_tile(x) for x in "0-0 0-2 0-6 1-1 1-2 1-3 1-5 1-6 3-4 4-4".split())
 
     def no(a, b):  # every tile carrying a or b

@@ -4,13 +4,13 @@ import random
 
 import pytest
 
-from envs.dominoes.engine import (
+from pipslab.envs.dominoes.engine import (
     DominoState, action_name, deal, decode, encode_place, opening_tile, sample_world,
 )
-from envs.dominoes.notation import format_position, parse_position, render
-from envs.dominoes.tiles import N_TILES, PIPS, TILES, mask_of, tile_name
-from envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW, happy
-from envs.errors import IllegalActionError, PipslabError, PositionError
+from pipslab.envs.dominoes.notation import format_position, parse_position, render
+from pipslab.envs.dominoes.tiles import N_TILES, PIPS, TILES, mask_of, tile_name
+from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW, happy
+from pipslab.envs.errors import IllegalActionError, PipslabError, PositionError
 
 from dominoes_helpers import hand, place, rest_of, t
 

@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from envs.errors import PipslabError
-from experiments.cli import main
-from experiments.ratings import (bootstrap_ratings, elo_difference, expected_score, fit_bradley_terry,
+from pipslab.envs.errors import PipslabError
+from pipslab.experiments.cli import main
+from pipslab.experiments.ratings import (bootstrap_ratings, elo_difference, expected_score, fit_bradley_terry,
                                  score_matrix, wilson_interval)
-from experiments.seedplan import Plan, game_units, outcome
-from experiments.games import game_spec
-from experiments.tournament import CONFIG_DIR, TournamentArgs, load_config, run_tournament
+from pipslab.experiments.seedplan import Plan, game_units, outcome
+from pipslab.experiments.games import game_spec
+from pipslab.experiments.tournament import CONFIG_DIR, TournamentArgs, load_config, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -271,14 +271,14 @@ def test_replay_by_id_prints_the_game_as_played(tmp_path, capsys):
 
 # ------------------------------------------------------------------ config files
 def test_ready_configs_are_valid():
-    from agents.registry import agent_names
+    from pipslab.agents.registry import agent_names
     configs = sorted(CONFIG_DIR.glob("*.toml"))
     assert configs, "no ready configs"
     for path in configs:
         cfg = load_config(str(path))
         game = cfg.get("game", "happy")
         game_spec(game)
-        from experiments.tournament import split_agent_list
+        from pipslab.experiments.tournament import split_agent_list
         agents = cfg["agents"] if isinstance(cfg["agents"], list) else split_agent_list(cfg["agents"])
         for a in agents:
             assert a.partition(":")[0] in agent_names(game), (path.name, a)
@@ -298,7 +298,7 @@ def test_config_file_runs_and_flags_override_it(tmp_path, capsys):
 
 
 def test_bench_harness_table():
-    from experiments.bench_harness import format_table, measure
+    from pipslab.experiments.bench_harness import format_table, measure
     r = measure(0.01, 0, repeat=1, min_games=100)
     assert r["games"] >= 100 and r["bare_games_per_s"] > 0 and r["harness_games_per_s"] > 0
     assert "harness" in format_table(r)

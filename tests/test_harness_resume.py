@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.tournament import TournamentArgs, read_games, run_tournament
+from pipslab.experiments.tournament import TournamentArgs, read_games, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,7 +35,7 @@ def _env(delay):
 
 
 def _start(out, workers, delay=0.004):
-    cmd = [sys.executable, "-m", "experiments.cli", "tournament", "happy", "--agents", AGENTS,
+    cmd = [sys.executable, "-m", "pipslab.experiments.cli", "tournament", "happy", "--agents", AGENTS,
            "--games", str(GAMES), "--seed", "8", "--out", str(out), "--workers", str(workers),
            "--import", "harness_fakes", "--no-plots", "--no-progress"]
     # a session of its own, so the signal reaches the parent and its workers like a Ctrl-C at a terminal
@@ -77,7 +77,7 @@ def reference(tmp_path_factory):
 
 
 def _resume(out, workers=1):
-    cmd = [sys.executable, "-m", "experiments.cli", "tournament", "happy", "--agents", AGENTS, "--games", str(GAMES),
+    cmd = [sys.executable, "-m", "pipslab.experiments.cli", "tournament", "happy", "--agents", AGENTS, "--games", str(GAMES),
            "--seed", "8", "--out", str(out), "--workers", str(workers), "--import", "harness_fakes",
            "--no-plots", "--no-progress", "--resume"]
     return subprocess.run(cmd, cwd=ROOT, env=_env(0), capture_output=True, text=True, timeout=120)
@@ -114,7 +114,7 @@ def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(tmp_path, referenc
     assert len(games) == done and 15 <= done < GAMES          # every counted game is on disk
     command = shlex.split(lines[0].split("resume with: ", 1)[1])
     assert command[:2] == ["pipslab", "tournament"] and command[-1] == "--resume"
-    r = subprocess.run([sys.executable, "-m", "experiments.cli", *command[1:], "--no-progress"], cwd=ROOT,
+    r = subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", *command[1:], "--no-progress"], cwd=ROOT,
                        env=_env(0), capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     pd.testing.assert_frame_equal(records(read_games(out / "games.csv")), reference)
@@ -125,7 +125,7 @@ def test_ray_backend_plays_the_same_records(tmp_path):
     common = dict(agents=["random", "heaviest", "suits"], games=120, seed=12, progress=False, plots=False)
     serial = run_tournament(TournamentArgs(out=str(tmp_path / "serial"), workers=1, **common))
     # in a process of its own: a local Ray instance starts and stops there, not in the test runner
-    r = subprocess.run([sys.executable, "-m", "experiments.cli", "tournament", "happy", "--agents",
+    r = subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", "tournament", "happy", "--agents",
                         "random,heaviest,suits", "--games", "120", "--seed", "12", "--out", str(tmp_path / "ray"),
                         "--backend", "ray", "--workers", "2", "--no-plots", "--no-progress"],
                        cwd=ROOT, env=_env(0), capture_output=True, text=True, timeout=180)

@@ -3,13 +3,13 @@ with pubeval chooses what pubeval chooses; budgets are checked."""
 import numpy as np
 import pytest
 
-from agents.base import Observation
-from agents.registry import make_agent
-from agents.backgammon_value import swap as _swap
-from agents.search_backgammon import ROLL_P, ROLLS, _finished_value, _is_race
-from envs.backgammon import BackgammonState, Position, new_game
-from envs.errors import PipslabError
-from experiments.games import game_spec, play_game
+from pipslab.agents.base import Observation
+from pipslab.agents.registry import make_agent
+from pipslab.agents.backgammon_value import swap as _swap
+from pipslab.agents.search_backgammon import ROLL_P, ROLLS, _finished_value, _is_race
+from pipslab.envs.backgammon import BackgammonState, Position, new_game
+from pipslab.envs.errors import PipslabError
+from pipslab.experiments.games import game_spec, play_game
 
 
 def test_the_21_rolls_carry_probability_one():
@@ -84,9 +84,9 @@ def test_bad_parameters(spec, message):
 def test_one_ply_value_is_the_average_over_his_rolls_of_my_state_value():
     """A plain roll-by-roll reference for the batched 1-ply: for each of the 21 rolls his
     reply is the play pubeval ranks first, and the leaf is my state value on roll."""
-    from agents.backgammon_value import finished_points, swap
-    from agents.search_backgammon import make_evaluator
-    from envs.backgammon import fast
+    from pipslab.agents.backgammon_value import finished_points, swap
+    from pipslab.agents.search_backgammon import make_evaluator
+    from pipslab.envs.backgammon import fast
     agent = make_agent("expectimax:plies=1,eval=pubeval", "backgammon")
     ev = make_evaluator("pubeval")
     rng = np.random.default_rng(4)

@@ -5,13 +5,13 @@ import random
 import numpy as np
 import pytest
 
-from agents.base import Observation
-from agents.registry import make_agent
-from envs.dominoes.engine import deal
-from envs.dominoes.notation import parse_position
-from envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
-from envs.errors import PipslabError
-from experiments.games import game_spec, play_game
+from pipslab.agents.base import Observation
+from pipslab.agents.registry import make_agent
+from pipslab.envs.dominoes.engine import deal
+from pipslab.envs.dominoes.notation import parse_position
+from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
+from pipslab.envs.errors import PipslabError
+from pipslab.experiments.games import game_spec, play_game
 
 from dominoes_helpers import place
 from test_cli_and_tournament import pipslab

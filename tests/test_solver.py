@@ -3,10 +3,10 @@ import random
 
 import pytest
 
-from agents.solver import BIG, Solver
-from envs.dominoes.engine import DominoState, deal
-from envs.dominoes.notation import parse_position
-from envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
+from pipslab.agents.solver import BIG, Solver
+from pipslab.envs.dominoes.engine import DominoState, deal
+from pipslab.envs.dominoes.notation import parse_position
+from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
 
 from dominoes_helpers import place
 

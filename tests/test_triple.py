@@ -4,12 +4,12 @@ import random
 
 import pytest
 
-from envs.dominoes.engine import action_name, deal, decode, encode_place, sample_world
-from envs.dominoes.notation import format_position, parse_position, render
-from envs.dominoes.tiles import count, tile_name
-from envs.dominoes.triple import TripleState
-from envs.dominoes.variants import TRIPLE_2, TRIPLE_3, TRIPLE_4, triple
-from envs.errors import IllegalActionError, PositionError
+from pipslab.envs.dominoes.engine import action_name, deal, decode, encode_place, sample_world
+from pipslab.envs.dominoes.notation import format_position, parse_position, render
+from pipslab.envs.dominoes.tiles import count, tile_name
+from pipslab.envs.dominoes.triple import TripleState
+from pipslab.envs.dominoes.variants import TRIPLE_2, TRIPLE_3, TRIPLE_4, triple
+from pipslab.envs.errors import IllegalActionError, PositionError
 
 from dominoes_helpers import rest_of, t
 
@@ -229,7 +229,7 @@ def test_sample_world_of_triple_keeps_what_a_pass_proves():
     for seed in range(100):
         w = sample_world(view, random.Random(seed))
         assert w.observe(0) == view
-        from envs.dominoes.tiles import SUIT
+        from pipslab.envs.dominoes.tiles import SUIT
         assert not w.hands[1] & (SUIT[5] | SUIT[4] | SUIT[3])
 
 

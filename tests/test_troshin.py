@@ -4,14 +4,14 @@ import random
 
 import pytest
 
-from envs.dominoes.engine import deal, needs_redeal, opening_tile
-from envs.dominoes.match import TroshinMatch, new_match
-from envs.dominoes.notation import format_position, parse_position
-from envs.dominoes.tiles import count, mask_of
-from envs.dominoes.variants import (
+from pipslab.envs.dominoes.engine import deal, needs_redeal, opening_tile
+from pipslab.envs.dominoes.match import TroshinMatch, new_match
+from pipslab.envs.dominoes.notation import format_position, parse_position
+from pipslab.envs.dominoes.tiles import count, mask_of
+from pipslab.envs.dominoes.variants import (
     TROSHIN_2, TROSHIN_3, TROSHIN_4, TROSHIN_4_PAIRS, TROSHIN_120, troshin,
 )
-from envs.errors import PipslabError
+from pipslab.envs.errors import PipslabError
 
 from dominoes_helpers import place, rest_of, t
 
@@ -79,7 +79,7 @@ def test_scenario2_redeal_triggers():
     assert needs_redeal(TROSHIN_2, [hand_of("0-0 0-1 0-2 0-4 0-5 1-1 1-2"), six_threes])
     assert not needs_redeal(TROSHIN_2, [hand_of("0-3 1-3 2-3 3-3 3-4 5-5 6-6"), 0])
     # the Happy variants never redeal
-    from envs.dominoes.variants import HAPPY_BLOCK
+    from pipslab.envs.dominoes.variants import HAPPY_BLOCK
     assert not needs_redeal(HAPPY_BLOCK, [five_doubles, 0])
 
 
@@ -219,13 +219,13 @@ def test_match_ends_when_the_winning_hand_reaches_100():
     ("happy-block; match=1 / 2; ends=5|4; hands=3-3 / 4-6", "unknown field 'match'"),
 ])
 def test_malformed_troshin_positions_give_clear_errors(text, message):
-    from envs.errors import PositionError
+    from pipslab.envs.errors import PositionError
     with pytest.raises(PositionError, match=message):
         parse_position(text)
 
 
 def test_render_shows_pairs_points_and_the_match_score():
-    from envs.dominoes.notation import render
+    from pipslab.envs.dominoes.notation import render
     s = parse_position("troshin-4-pairs; turn=1; ends=5|4; hands=3-3 / 4-6 / 1-2 / 5-5 6-6")
     s.apply(place(s, "4-6", "right"))
     text = render(s)
@@ -235,7 +235,7 @@ def test_render_shows_pairs_points_and_the_match_score():
 
 
 def test_sample_world_of_a_match_view_is_a_match_with_the_same_score():
-    from envs.dominoes.engine import sample_world
+    from pipslab.envs.dominoes.engine import sample_world
     m = parse_position("troshin-3; match=40 / 75 / 10; hand=4; turn=0; ends=5|4; "
                        "hands=5-6 3-3 / 0-0 1-1 / 2-2 0-1; boneyard=1-2 0-2")
     view = m.observe(0)

@@ -2,9 +2,9 @@
 teams, results with per-seat points, matches, and every agent in every variant."""
 import pytest
 
-from agents.registry import agent_names, make_agent
-from envs.errors import PipslabError
-from experiments.games import game_spec, play_game
+from pipslab.agents.registry import agent_names, make_agent
+from pipslab.envs.errors import PipslabError
+from pipslab.experiments.games import game_spec, play_game
 
 from dominoes_helpers import t
 
@@ -92,8 +92,8 @@ def test_greedy_beats_random_and_suits_at_triple():
 
 
 def test_greedy_draws_only_when_the_odds_pay():
-    from agents.base import Observation
-    from envs.dominoes.notation import parse_position
+    from pipslab.agents.base import Observation
+    from pipslab.envs.dominoes.notation import parse_position
     greedy = make_agent("greedy", "triple")
     # nothing scores from this hand and few unseen tiles would: it stops (passes) after a draw
     s = parse_position("triple-2; turn=0; ends=5|4|3|-; spinner=5; hands=0-0 / 2-2 6-6; "

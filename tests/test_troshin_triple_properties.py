@@ -14,15 +14,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envs.dominoes.engine import deal, needs_redeal, sample_world
-from envs.dominoes.match import TroshinMatch, new_match
-from envs.dominoes.notation import format_position, parse_position
-from envs.dominoes.tiles import FULL_SET, PIPS, SUIT, count, tiles_of
-from envs.dominoes.triple import placement_score, placements_of, scoring_mask
-from envs.dominoes.variants import (
+from pipslab.envs.dominoes.engine import deal, needs_redeal, sample_world
+from pipslab.envs.dominoes.match import TroshinMatch, new_match
+from pipslab.envs.dominoes.notation import format_position, parse_position
+from pipslab.envs.dominoes.tiles import FULL_SET, PIPS, SUIT, count, tiles_of
+from pipslab.envs.dominoes.triple import placement_score, placements_of, scoring_mask
+from pipslab.envs.dominoes.variants import (
     TRIPLE_2, TRIPLE_3, TRIPLE_4, TROSHIN_2, TROSHIN_3, TROSHIN_4, TROSHIN_4_PAIRS,
 )
-from envs.errors import IllegalActionError
+from pipslab.envs.errors import IllegalActionError
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow],
                     derandomize=False)

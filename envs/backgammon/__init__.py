@@ -1,7 +1,7 @@
 """Backgammon (RULES §5): positions, move generation, GNU BG Position IDs, game state, env.
 
 The rules modules (``board``, ``moves``, ``game``) import no gymnasium/torch/pandas; the
-Gymnasium adapter is ``envs.backgammon.env.BackgammonEnv``.
+Gymnasium adapter is ``pipslab.envs.backgammon.env.BackgammonEnv``.
 """
 from .board import Position, position_id, render_position
 from .game import (CHANCE_OUTCOMES, NUM_ACTIONS, PASS, BackgammonState, BackgammonView,

@@ -31,7 +31,7 @@ import base64
 import binascii
 from typing import Iterable, Sequence
 
-from envs.errors import PositionError
+from pipslab.envs.errors import PositionError
 
 CHECKERS = 15
 BAR = 25          # index of my bar

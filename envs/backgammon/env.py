@@ -2,7 +2,7 @@
 
 Contract
 --------
-* **Game**: RULES §5 backgammon (:mod:`envs.backgammon.game`), gammons and backgammons
+* **Game**: RULES §5 backgammon (:mod:`pipslab.envs.backgammon.game`), gammons and backgammons
   counted unless ``gammons=False``.  Seat 0 is X, seat 1 is O.
 * **Action space**: ``Discrete(151)``, one checker move inside a turn::
 
@@ -14,7 +14,7 @@ Contract
   steps as checker moves.
 * **Observation space**: ``Dict(observation=Box(0, 7.5, (198,), float32),
   action_mask=Box(0, 1, (151,), int8))``.  ``observation`` is Tesauro's 198-input
-  encoding from the learner's side (:mod:`envs.backgammon.features`); ``action_mask`` marks
+  encoding from the learner's side (:mod:`pipslab.envs.backgammon.features`); ``action_mask`` marks
   the legal actions; the same mask is in ``info["action_mask"]`` and ``action_masks()``.
   ``info`` also carries ``position_id`` (from the learner's side), ``dice`` (left to play)
   and ``roll``.
@@ -22,11 +22,11 @@ Contract
   learner wins and -1/-2/-3 when it loses.  ``terminated`` at the end of the game; never
   truncated.
 * **Opponent**: ``opponent`` is an agent (``act(observation, rng)``, see
-  :mod:`agents.base`) or an agent spec string such as ``"pubeval"``; ``None`` plays
+  :mod:`pipslab.agents.base`) or an agent spec string such as ``"pubeval"``; ``None`` plays
   uniformly at random.  Its randomness and the dice come from ``self.np_random``, so
   ``reset(seed=...)`` replays a game exactly.
 * **Arguments**: ``learner_seat`` (0 or 1), ``opponent``, ``illegal_action`` ("raise":
-  :class:`envs.errors.IllegalActionError`; "lose": the episode ends with the worst score,
+  :class:`pipslab.envs.errors.IllegalActionError`; "lose": the episode ends with the worst score,
   -3, or -1 without gammons, and ``info["illegal_action"] = True``), ``gammons``,
   ``render_mode`` (``"ansi"``: :meth:`render` returns the board as text).
 * **reset options**: ``{"position": "<GNU BG Position ID>"}`` starts from that position
@@ -44,8 +44,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.errors import IllegalActionError, PipslabError
-from envs.observation import Observation
+from pipslab.envs.errors import IllegalActionError, PipslabError
+from pipslab.envs.observation import Observation
 
 from .features import NUM_FEATURES, tesauro_features
 from .game import NUM_ACTIONS, BackgammonState, new_game
@@ -71,7 +71,7 @@ class BackgammonEnv(gym.Env):
         if render_mode not in (None, "ansi"):
             raise PipslabError(f"render_mode is None or 'ansi', got {render_mode!r}")
         if isinstance(opponent, str):
-            from agents.registry import make_agent  # only for the convenience of a spec string
+            from pipslab.agents.registry import make_agent  # only for the convenience of a spec string
             opponent = make_agent(opponent, "backgammon")
         self.learner_seat = learner_seat
         self.opponent = opponent

@@ -35,7 +35,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from envs.errors import IllegalActionError, PipslabError
+from pipslab.envs.errors import IllegalActionError, PipslabError
 
 from . import fast
 from .board import BAR, CHECKERS, Position, render_position

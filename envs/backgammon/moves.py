@@ -1,6 +1,6 @@
 """Backgammon move generation: single checker moves, whole-turn plays, notation.
 
-Everything here is seen from the player on roll (see :mod:`envs.backgammon.board`).
+Everything here is seen from the player on roll (see :mod:`pipslab.envs.backgammon.board`).
 
 * A **checker move** is ``(from_point, die)``: ``from_point`` is 1-24 or 25 (the bar);
   the checker lands on ``from_point - die``, or is borne off when that is ``<= 0``.
@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, NamedTuple, Sequence, Tuple
 
-from envs.errors import PipslabError
+from pipslab.envs.errors import PipslabError
 
 from .board import BAR, Position
 

@@ -1,1 +1,1 @@
-"""Dominoes: one engine, variants as data (``envs.dominoes.variants``)."""
+"""Dominoes: one engine, variants as data (``pipslab.envs.dominoes.variants``)."""

@@ -1,12 +1,12 @@
 """The domino rules engine: one state machine for every line-layout variant.
 
-Pure Python, no gymnasium/torch import.  Hands are 28-bit masks (``envs.dominoes.tiles``).
+Pure Python, no gymnasium/torch import.  Hands are 28-bit masks (``pipslab.envs.dominoes.tiles``).
 
 Action encoding (one per variant, ``variant.n_ends`` end slots; 2 for a line)
 --------------------------------------------------------------------------------
 * ``tile * n_ends + end`` places tile ``tile`` (0..27, see ``tiles.TILES``) at open end
   ``end`` — 0 is the **left** end, 1 the **right** end; with a spinner (``n_ends = 4``,
-  Triple, ``envs.dominoes.triple``) 2 and 3 are the spinner's two side lines.  The two ends are different moves
+  Triple, ``pipslab.envs.dominoes.triple``) 2 and 3 are the spinner's two side lines.  The two ends are different moves
   even when they show the same number (RULES §1).  The opening tile, placed on the empty
   table, uses end 0.
 * ``28 * n_ends`` is **DRAW** (take the next boneyard tile; the turn goes on).
@@ -45,7 +45,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from envs.errors import IllegalActionError, PositionError
+from pipslab.envs.errors import IllegalActionError, PositionError
 
 from .tiles import (
     DOUBLES_MASK, FULL_SET, HEAVINESS, IS_DOUBLE, N_TILES, OTHER_HALF, PIPS, SUIT, TILES,
@@ -173,7 +173,7 @@ class DominoView:
 class DominoState:
     """A full domino game state (every hand and the boneyard order known).
 
-    Use :func:`deal` for a new game and ``envs.dominoes.notation.parse_position`` for a
+    Use :func:`deal` for a new game and ``pipslab.envs.dominoes.notation.parse_position`` for a
     position string.  Agents never get this object; they get ``observe(player)``.
     """
 
@@ -524,7 +524,7 @@ def deal_hands(variant: Variant, rng) -> Tuple[List[int], List[int]]:
 
 def deal(variant: Variant, rng) -> DominoState:
     """Shuffle the 28 tiles with ``rng`` and deal a new game under ``variant``'s rules
-    (a :class:`envs.dominoes.triple.TripleState` for a spinner layout)."""
+    (a :class:`pipslab.envs.dominoes.triple.TripleState` for a spinner layout)."""
     hands, boneyard = deal_hands(variant, rng)
     seat, tile = opening_tile(variant, hands)
     if seat < 0:  # first player by lot
@@ -635,9 +635,9 @@ def sample_world(view: DominoView, rng, attempts: int = 20) -> DominoState:
     and the boneyard so that no hand holds a tile its passes and draws ruled out.
 
     Depends only on the view and ``rng`` (``shuffle(list)``), never on the true state.
-    For a match view (Troshin) it returns a :class:`envs.dominoes.match.TroshinMatch` with
+    For a match view (Troshin) it returns a :class:`pipslab.envs.dominoes.match.TroshinMatch` with
     the view's scores whose later deals come from ``rng``; for Triple a
-    :class:`envs.dominoes.triple.TripleState`.
+    :class:`pipslab.envs.dominoes.triple.TripleState`.
 
     What it leaves out (the samples are consistent with the view, but not every public fact
     narrows them): Troshin's redeal rule (no dealt hand held 5 doubles or 6 of a number),

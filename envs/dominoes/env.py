@@ -3,11 +3,11 @@
 Contract
 --------
 * **Arguments**: ``mode="block"|"draw"``; ``learner_seat=0``; ``opponent`` — an agent
-  (``agents.base.Agent``) or an agent name (default ``"random"``) playing every other seat;
+  (``pipslab.agents.base.Agent``) or an agent name (default ``"random"``) playing every other seat;
   ``render_mode=None|"ansi"``; ``illegal_action="raise"|"lose"``; ``auto_forced=False`` —
   when True, the learner's forced moves (a single legal action) are played for it.
 * **Action space**: ``Discrete(58)`` — ``tile * 2 + end`` places tile ``tile`` (0..27,
-  ``envs.dominoes.tiles.TILES``) at the left (0) or right (1) end, 56 is DRAW, 57 is PASS.
+  ``pipslab.envs.dominoes.tiles.TILES``) at the left (0) or right (1) end, 56 is DRAW, 57 is PASS.
 * **Observation**: ``{"observation": float32[111], "action_mask": int8[58]}``.  The same
   mask is in ``info["action_mask"]`` and ``action_masks()``.  The vector, from the
   learner's seat (seat ``s``; "opponent" is the other seat), is:
@@ -31,7 +31,7 @@ Contract
   with −1 and ``info["illegal_action"] = True``; with ``"raise"`` it raises
   ``IllegalActionError`` naming the action and the legal ones.
 * **Reset**: ``reset(seed=..., options={"position": "<position string>"})`` starts from a
-  position (``envs.dominoes.notation``); otherwise a fresh deal from ``self.np_random``.
+  position (``pipslab.envs.dominoes.notation``); otherwise a fresh deal from ``self.np_random``.
   The opponent's choices also draw from ``self.np_random``, so a seed and the learner's
   actions fix the whole trajectory.
 * ``info``: ``action_mask``, ``legal_actions``, ``position`` (the full position string — it
@@ -42,7 +42,7 @@ Version history: v0 — first release.
 
 The env plumbing (masks, opponents per seat, reset from a position, illegal actions,
 rendering) lives in :class:`DominoEnvBase`, shared with ``pipslab/TroshinDominoes-v0``
-(``envs.dominoes.troshin_env``) and ``pipslab/TripleDominoes-v0`` (``envs.dominoes.triple_env``).
+(``pipslab.envs.dominoes.troshin_env``) and ``pipslab/TripleDominoes-v0`` (``pipslab.envs.dominoes.triple_env``).
 """
 from __future__ import annotations
 
@@ -52,8 +52,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.observation import Observation
-from envs.errors import IllegalActionError, PipslabError
+from pipslab.envs.observation import Observation
+from pipslab.envs.errors import IllegalActionError, PipslabError
 
 from .engine import DominoView, deal
 from .notation import format_position, parse_position, render
@@ -155,7 +155,7 @@ class DominoEnvBase(gym.Env):
             if opp is None or isinstance(opp, str):
                 # a name is looked up in the agents' registry, only for convenience: the env
                 # itself needs nothing of an agent but ``act(observation, rng)``
-                from agents.registry import make_agent
+                from pipslab.agents.registry import make_agent
                 opp = make_agent(opp or "random", self.game)
             if not _is_agent(opp):
                 raise PipslabError(f"opponent must be an agent or an agent name, got {opp!r}")

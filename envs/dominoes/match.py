@@ -9,7 +9,7 @@ a whole match like a single hand.  Each hand opens by the variant's opening rule
 else the highest double, else the heaviest tile), whoever holds it.
 
 The view of a match is the current hand's view with ``match`` filled in
-(:class:`envs.dominoes.engine.MatchInfo`: target, cumulative scores per side, hands
+(:class:`pipslab.envs.dominoes.engine.MatchInfo`: target, cumulative scores per side, hands
 finished, each finished hand's points) — agents that read a hand's view work unchanged.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import random
 from dataclasses import replace
 from typing import List, Optional, Sequence
 
-from envs.errors import IllegalActionError
+from pipslab.envs.errors import IllegalActionError
 
 from .engine import DominoState, DominoView, MatchInfo, deal, zero_sum_returns
 from .variants import Variant

@@ -40,7 +40,7 @@ Triple (``triple-2``, ``triple-3``, ``triple-4``) has a spinner and scores::
 """
 from __future__ import annotations
 
-from envs.errors import PipslabError, PositionError
+from pipslab.envs.errors import PipslabError, PositionError
 
 from .engine import DominoState, opening_tile
 from .tiles import (
@@ -111,8 +111,8 @@ def _int(text: str, key: str) -> int:
 
 def parse_position(text: str, rng=None):
     """Parse a position string (raises PositionError): a :class:`DominoState`, a
-    :class:`envs.dominoes.triple.TripleState` for Triple, or a
-    :class:`envs.dominoes.match.TroshinMatch` when it has ``match=`` (its later deals come
+    :class:`pipslab.envs.dominoes.triple.TripleState` for Triple, or a
+    :class:`pipslab.envs.dominoes.match.TroshinMatch` when it has ``match=`` (its later deals come
     from ``rng``; default ``random.Random(0)``)."""
     if not isinstance(text, str) or not text.strip():
         raise PositionError("empty position string")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
-from envs.errors import PositionError
+from pipslab.envs.errors import PositionError
 
 NUMBERS = range(7)
 TILES: Tuple[Tuple[int, int], ...] = tuple((a, b) for a in NUMBERS for b in range(a, 7))

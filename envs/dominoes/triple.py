@@ -1,6 +1,6 @@
 """Triple domino for luck (RULES §4, source ``001``): the spinner layout and its scoring.
 
-:class:`TripleState` is a :class:`envs.dominoes.engine.DominoState` (same hands, boneyard,
+:class:`TripleState` is a :class:`pipslab.envs.dominoes.engine.DominoState` (same hands, boneyard,
 public history, ``observe`` fields and ``sample_world``) with its own turn rules:
 
 * **Ends**: ``ends[0]`` left, ``ends[1]`` right, ``ends[2]``/``ends[3]`` the spinner's two
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from envs.errors import IllegalActionError
+from pipslab.envs.errors import IllegalActionError
 
 from .engine import DRAW, PASS, PLACE, DominoState, DominoView, zero_sum_returns
 from .tiles import (

@@ -5,11 +5,11 @@ Contract
 * **Arguments**: ``players=2|3|4``; ``pairs=False`` (4 players only: seats 0+2 against
   1+3); ``match=False`` — when True an episode is a whole match to 100 (hand after hand,
   each dealt afresh), otherwise a single hand; ``learner_seat=0``; ``opponents`` — an agent
-  (``agents.base.Agent``), an agent name, or a list with one per seat (the learner's entry
+  (``pipslab.agents.base.Agent``), an agent name, or a list with one per seat (the learner's entry
   is ignored), default ``"random"`` — the partner in pairs is one of them;
   ``render_mode=None|"ansi"``; ``illegal_action="raise"|"lose"``; ``auto_forced=False``.
 * **Action space**: ``Discrete(58)`` — ``tile * 2 + end`` places tile ``tile`` (0..27,
-  ``envs.dominoes.tiles.TILES``) at the left (0) or right (1) end; 56 is DRAW (one tile
+  ``pipslab.envs.dominoes.tiles.TILES``) at the left (0) or right (1) end; 56 is DRAW (one tile
   from the boneyard; the turn goes on), 57 is PASS.  The mask holds the placements when
   any exist, else DRAW while the boneyard lasts, else PASS.
 * **Observation**: ``{"observation": float32[191], "action_mask": int8[58]}`` (the mask is
@@ -53,7 +53,7 @@ from typing import Optional
 
 import numpy as np
 
-from envs.errors import PipslabError
+from pipslab.envs.errors import PipslabError
 
 from .engine import DominoView
 from .env import DominoEnvBase, encode_tiles

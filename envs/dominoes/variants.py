@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from envs.errors import PipslabError
+from pipslab.envs.errors import PipslabError
 
 from .tiles import N_TILES
 
