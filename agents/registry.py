@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterable, Tuple
 
-from envs.errors import PipslabError
+from pipslab.envs.errors import PipslabError
 
 from .base import Agent
 
@@ -91,10 +91,11 @@ def _load_builtin() -> None:
 
 # Modules whose import registers agents.  Each game's agents live in their own module.
 _BUILTIN_MODULES = [
-    "agents.random_agent",
-    "agents.dominoes",
-    "agents.human",
-    "agents.search_dominoes",
-    "agents.search_backgammon",
-    "agents.backgammon",
+    "pipslab.agents.random_agent",
+    "pipslab.agents.dominoes",
+    "pipslab.agents.human",
+    "pipslab.agents.search_dominoes",
+    "pipslab.agents.search_backgammon",
+    "pipslab.agents.backgammon",
+    "pipslab.agents.td",
 ]

@@ -12,7 +12,7 @@ An evaluator (the seam, as OpenSpiel's ``Evaluator``; :class:`Evaluator`) gives 
 play has no contact — as the ``pubeval`` agent) and ``eval=race`` the hand-written
 ``race`` heuristic.  Both are rankers; their state value is a calibration of their scores
 of the position from both sides plus the race (pips, bar, borne off), fitted on their own
-self-play (:mod:`agents.backgammon_value`, ``pipslab calibrate``).  ``eval=gnubg`` is GNU
+self-play (:mod:`pipslab.agents.backgammon_value`, ``pipslab calibrate``).  ``eval=gnubg`` is GNU
 BG's 0-ply net (evaluation only) and ``eval=rollout`` pubeval-vs-pubeval rollouts to the
 end (Tesauro & Galperin's Monte Carlo policy improvement); both are in points already.
 A network evaluator plugs in the same way.
@@ -36,9 +36,9 @@ import math
 
 import numpy as np
 
-from envs.backgammon import Position
-from envs.backgammon import fast
-from envs.errors import PipslabError
+from pipslab.envs.backgammon import Position
+from pipslab.envs.backgammon import fast
+from pipslab.envs.errors import PipslabError
 
 from .backgammon import AfterstateAgent, RaceAgent, pubeval_scores
 from .backgammon_value import calibration, finished_points, play_out, race_mask, swap
@@ -87,7 +87,7 @@ class Evaluator:
 
 
 class CalibratedEvaluator(Evaluator):
-    """A ranker whose state value is its calibration (:mod:`agents.backgammon_value`)."""
+    """A ranker whose state value is its calibration (:mod:`pipslab.agents.backgammon_value`)."""
 
     calibration_name = ""
 
@@ -162,11 +162,22 @@ EVALUATORS = {"pubeval": PubevalEvaluator, "race": RaceEvaluator, "gnubg": Gnubg
               "rollout": RolloutEvaluator}
 
 
-def make_evaluator(name: str) -> Evaluator:
-    try:
-        return EVALUATORS[name]()
-    except KeyError:
-        raise PipslabError(f"unknown backgammon evaluator {name!r}; known: {', '.join(sorted(EVALUATORS))}") from None
+def register_evaluator(name: str, factory) -> None:
+    """Make ``eval=NAME`` (and ``eval=NAME:ARG``, the factory called with ``ARG``) known
+    to every backgammon search; a trained network plugs in here without touching the
+    search code."""
+    EVALUATORS[name] = factory
+
+
+def make_evaluator(spec: str) -> Evaluator:
+    """``"pubeval"`` or ``"td:NET"``: the evaluator registered under the name before the
+    colon, built with the text after it (if any) as its one argument."""
+    from .registry import _load_builtin
+    _load_builtin()   # modules that register evaluators (e.g. agents.td) are imported
+    name, colon, arg = str(spec).partition(":")
+    if name not in EVALUATORS:
+        raise PipslabError(f"unknown backgammon evaluator {name!r}; known: {', '.join(sorted(EVALUATORS))}")
+    return EVALUATORS[name](arg) if colon else EVALUATORS[name]()
 
 
 _PUBEVAL = PubevalEvaluator()

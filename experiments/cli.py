@@ -10,16 +10,17 @@ import argparse
 import importlib
 import sys
 
-from envs.errors import PipslabError
+from pipslab.envs.errors import PipslabError
 
 # subcommand -> (module, one-line help)
 SUBCOMMANDS = {
-    "tournament": ("experiments.tournament", "play many games between agents and tabulate the results"),
-    "play": ("experiments.play", "play and print games between agents"),
-    "bench": ("experiments.bench", "throughput benchmarks against peers, side by side"),
-    "moves": ("experiments.moves", "list every legal play of a position"),
-    "solve": ("experiments.solve", "exact result of a domino position with every hand open"),
-    "calibrate": ("experiments.calibrate", "fit the search's state value for a backgammon ranking evaluator"),
+    "tournament": ("pipslab.experiments.tournament", "play many games between agents and tabulate the results"),
+    "play": ("pipslab.experiments.play", "play and print games between agents"),
+    "bench": ("pipslab.experiments.bench", "throughput benchmarks against peers, side by side"),
+    "moves": ("pipslab.experiments.moves", "list every legal play of a position"),
+    "solve": ("pipslab.experiments.solve", "exact result of a domino position with every hand open"),
+    "calibrate": ("pipslab.experiments.calibrate", "fit the search's state value for a backgammon ranking evaluator"),
+    "train": ("pipslab.experiments.train", "self-play training of a neural agent (backgammon: TD(λ))"),
 }
 
 

@@ -1,12 +1,13 @@
 """Compiled (numba) backgammon move generation, for throughput.
 
-Same rules and same results as :func:`envs.backgammon.moves.play_table` (a test checks
+Same rules and same results as :func:`pipslab.envs.backgammon.moves.play_table` (a test checks
 it on thousands of positions); boards are numpy ``int8`` arrays of the 26 values of a
 :class:`~envs.backgammon.board.Position`.
 
 * :func:`afterstates` -- the distinct positions after every legal play of a roll.
 * :func:`checker_actions` -- the per-checker mask of
-  :func:`envs.backgammon.moves.legal_checker_moves` (used by the game state).
+  :func:`pipslab.envs.backgammon.moves.legal_checker_moves` (used by the game state).
+* :func:`batch_afterstates` -- the same for a batch of boards and rolls in one call.
 * :func:`random_game` -- a whole game of uniformly random whole plays, compiled.
 
 Compiled with ``cache=True``; the first call of a fresh install compiles for a few
@@ -316,8 +317,8 @@ _MOVES = np.empty(150, dtype=np.int64)
 def checker_actions(position, dice):
     """``(sorted action ids, dice used by a maximal play)`` for the dice still to play
     (larger first): the ids ``(from - 1) * 6 + die - 1`` of the moves
-    :func:`envs.backgammon.moves.legal_checker_moves` gives, and
-    :func:`envs.backgammon.moves.max_dice`."""
+    :func:`pipslab.envs.backgammon.moves.legal_checker_moves` gives, and
+    :func:`pipslab.envs.backgammon.moves.max_dice`."""
     n = len(dice)
     if n == 0:
         return [], 0
@@ -337,6 +338,49 @@ def afterstates(position, d1: int, d2: int) -> np.ndarray:
     board = np.asarray(position, dtype=np.int8)
     n = _afterstates(board, int(d1), int(d2), _OUT, _TAB, _USED)
     return _OUT[:n]
+
+
+@njit(cache=True)
+def _batch_afterstates(boards, dice, out, offsets, table, used):
+    """:func:`_afterstates` of many boards in one call: the plays of board ``g`` with
+    roll ``dice[g]`` land in ``out[offsets[g]:offsets[g + 1]]``; a board that cannot move
+    gets one row, itself (the turn passes).  Returns the total row count, or -1 when
+    ``out`` is too small (the caller grows it and asks again)."""
+    n = 0
+    one = np.empty((MAX_PLAYS, 26), dtype=np.int8)
+    for g in range(boards.shape[0]):
+        offsets[g] = n
+        k = _afterstates(boards[g], dice[g, 0], dice[g, 1], one, table, used)
+        if n + max(k, 1) > out.shape[0]:
+            return -1
+        if k == 0:
+            for i in range(26):
+                out[n, i] = boards[g, i]
+            n += 1
+        else:
+            for r in range(k):
+                for i in range(26):
+                    out[n + r, i] = one[r, i]
+            n += k
+    offsets[boards.shape[0]] = n
+    return n
+
+
+def batch_afterstates(boards: np.ndarray, dice: np.ndarray):
+    """``(rows, offsets)``: every board's afterstates for its roll, stacked (int8, the
+    mover's side, not swapped), board ``g``'s at ``rows[offsets[g]:offsets[g + 1]]``; a
+    board with no legal play contributes itself as its only row.  One compiled call for
+    a whole batch of games played in lock-step (self-play training)."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    dice = np.ascontiguousarray(dice, dtype=np.int64)
+    offsets = np.empty(len(boards) + 1, dtype=np.int64)
+    size = max(64, 32 * len(boards))
+    while True:
+        out = np.empty((size, 26), dtype=np.int8)
+        n = _batch_afterstates(boards, dice, out, offsets, _TAB, _USED)
+        if n >= 0:
+            return out[:n], offsets
+        size *= 4
 
 
 @njit(cache=True)
@@ -387,3 +431,4 @@ def warm_up() -> None:
     checker_actions(Position.start(), (3, 1))
     checker_actions(Position.start(), (4, 4, 4))
     random_game(0)
+    batch_afterstates(np.array([Position.start()] * 2), np.array([[3, 1], [4, 4]]))

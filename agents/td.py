@@ -1,0 +1,228 @@
+"""Neural backgammon: a TD(λ)-trained value network, the ``td`` agent and ``eval=td``.
+
+The network (:class:`TDNet`) values a position **with its player on roll, before the
+roll** (GNU BG's convention) and outputs five probabilities for that player, as GNU BG
+and wildbg do: ``[win, win gammon, win backgammon, lose gammon, lose backgammon]`` (the
+gammon columns include backgammons).  Cubeless equity follows (:func:`equity`)::
+
+    equity = 2 win - 1 + (win gammon - lose gammon) + (win backgammon - lose backgammon)
+
+An afterstate (the board just after my play) is the opponent's position on roll, so its
+value for me is the network's output for him seen from my side (:func:`flip`); a play
+that bears off my last checker is worth its exact points instead.  One batched forward
+pass values every play of a roll.
+
+Inputs (:func:`pipslab.envs.backgammon.features.encode`): Tesauro's 198 (``"tesauro"``)
+or those plus nine hand-made race/blot/prime/back-checker features (``"plus"``).
+
+Nets are files written by ``torch.save`` of a plain dict (``format``, ``config``,
+``model`` — a state dict — and free ``meta``); they are read with
+``torch.load(..., weights_only=True)`` and checked key by key, so a damaged or foreign
+file is refused with one line (:class:`~pipslab.envs.errors.PipslabError`), never
+half-loaded.  Shipped nets live in ``agents/nets/NAME.pt`` with a model card
+``NAME.md`` beside them.
+
+* ``td`` — 0-ply: the play with the best equity (``td:net=NAME`` another shipped net,
+  ``td:net=PATH`` a checkpoint of ``pipslab train backgammon``).
+* ``eval=td`` (or ``eval=td:NAME``/``eval=td:PATH``) — the same net as the value
+  function of ``expectimax`` and ``mcts`` (:class:`TDEvaluator`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, Tuple
+
+import numpy as np
+import torch
+from torch import nn
+
+from pipslab.envs.backgammon.features import FEATURE_SETS, encode
+from pipslab.envs.errors import PipslabError
+
+from .backgammon import AfterstateAgent
+from .backgammon_value import finished_points, swap
+from .registry import register
+from .search_backgammon import Evaluator, register_evaluator
+
+NET_FORMAT = "pipslab-td-backgammon"
+NETS_DIR = Path(__file__).resolve().parent / "nets"
+DEFAULT_NET = "backgammon"
+OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+_FLIP = [0, 3, 4, 1, 2]
+
+
+class TDNet(nn.Module):
+    """``inputs -> hidden (ReLU) ... -> 5 sigmoid outputs``; ``config`` is
+    ``{"features": "tesauro"|"plus", "hidden": [h1, ...]}``."""
+
+    def __init__(self, features: str = "plus", hidden=(128,)):
+        super().__init__()
+        if features not in FEATURE_SETS:
+            raise PipslabError(f"unknown feature set {features!r}; known: {', '.join(FEATURE_SETS)}")
+        hidden = [int(h) for h in (hidden if isinstance(hidden, (list, tuple)) else [hidden])]
+        if not hidden or min(hidden) < 1:
+            raise PipslabError(f"hidden layer sizes must be positive, got {hidden}")
+        self.config = {"features": features, "hidden": hidden}
+        layers, width = [], FEATURE_SETS[features]
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        layers.append(nn.Linear(width, len(OUTPUTS)))
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits; the probabilities are ``sigmoid`` of them."""
+        return self.layers(x)
+
+    @torch.no_grad()
+    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        """``k x 5`` probabilities for the player on roll of each position (k x 26)."""
+        x = torch.from_numpy(encode(rows, self.config["features"]))
+        return torch.sigmoid(self.layers(x)).numpy().astype(np.float64)
+
+
+def equity(p: np.ndarray) -> np.ndarray:
+    """Cubeless equity (expected points) of ``k x 5`` probabilities."""
+    p = np.asarray(p)
+    return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
+
+
+def flip(p: np.ndarray) -> np.ndarray:
+    """The same probabilities seen from the other player."""
+    q = np.asarray(p)[..., _FLIP].copy()
+    q[..., 0] = 1.0 - q[..., 0]
+    return q
+
+
+def outcome_vector(points: float) -> np.ndarray:
+    """The exact five outputs for the player who has just won ``points`` (1, 2, 3)."""
+    return np.array([1.0, points >= 2, points >= 3, 0.0, 0.0])
+
+
+def afterstate_equity(net: TDNet, rows: np.ndarray) -> np.ndarray:
+    """Equity for the mover of each afterstate (k x 26, the mover's side): exact points
+    when the play bears off his last checker, else minus the net's equity of the
+    opponent on roll."""
+    rows = np.asarray(rows).reshape(-1, 26)
+    done = finished_points(rows)
+    out = -equity(net.probabilities(swap(rows)))
+    return np.where(done != 0, done, out)
+
+
+# ------------------------------------------------------------------------- files
+def save_net(path, net: TDNet, meta: dict = None, **extra) -> dict:
+    """The dict :func:`load_net` reads (``extra`` keys ride along, e.g. optimizer
+    state in a training checkpoint); written atomically by the caller."""
+    return {"format": NET_FORMAT, "config": dict(net.config), "model": net.state_dict(),
+            "meta": dict(meta or {}), **extra}
+
+
+def net_path(name_or_path: str) -> Path:
+    """A shipped net's file for a bare name, else the path as given."""
+    text = str(name_or_path)
+    if "/" in text or text.endswith(".pt") or Path(text).exists():
+        return Path(text)
+    return NETS_DIR / f"{text}.pt"
+
+
+def shipped_nets() -> list:
+    return sorted(p.stem for p in NETS_DIR.glob("*.pt"))
+
+
+def read_checkpoint(path: Path) -> dict:
+    """The dict in a net or checkpoint file, checked for shape; one-line errors."""
+    if not path.is_file():
+        known = ", ".join(shipped_nets()) or "none"
+        raise PipslabError(f"no network file {str(path)!r} (shipped nets: {known})")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many kinds for a damaged file
+        raise PipslabError(f"{path}: not a readable network file ({type(exc).__name__})") from None
+    if not isinstance(data, dict) or data.get("format") != NET_FORMAT:
+        raise PipslabError(f"{path}: not a pipslab backgammon network (format {NET_FORMAT!r} expected)")
+    for key in ("config", "model"):
+        if not isinstance(data.get(key), dict):
+            raise PipslabError(f"{path}: the network file has no {key!r} table")
+    return data
+
+
+def net_from(data: dict, path) -> TDNet:
+    cfg = data["config"]
+    try:
+        net = TDNet(cfg.get("features", "plus"), cfg.get("hidden", [128]))
+        net.load_state_dict(data["model"], strict=True)
+    except PipslabError as exc:
+        raise PipslabError(f"{path}: {exc}") from None
+    except (RuntimeError, TypeError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise PipslabError(f"{path}: the weights do not fit the network they describe ({first})") from None
+    net.eval()
+    return net
+
+
+_CACHE: Dict[Tuple[str, float], TDNet] = {}
+
+
+def load_net(name_or_path: str = DEFAULT_NET) -> TDNet:
+    """The net of a shipped name or a file path, loaded once per process (keyed by the
+    file and its modification time, so a checkpoint that changes is read again).  The
+    net is used read-only: agents never train it, so sharing it keeps games
+    independent of each other."""
+    path = net_path(name_or_path)
+    try:
+        key = (str(path.resolve()), path.stat().st_mtime)
+    except OSError:
+        key = None
+    if key is not None and key in _CACHE:
+        return _CACHE[key]
+    net = net_from(read_checkpoint(path), path)
+    if key is not None:
+        _CACHE[key] = net
+    return net
+
+
+# ------------------------------------------------------------------------ agents
+class TDAgent(AfterstateAgent):
+    """0-ply: plays the legal play whose afterstate has the best equity for the mover
+    (ties: the first in :func:`~pipslab.envs.backgammon.legal_plays` order).  Holds no
+    state between games beyond the read-only net."""
+
+    name = "td"
+
+    def __init__(self, net: str = DEFAULT_NET):
+        super().__init__()
+        self.net = load_net(str(net))
+
+    def choose_play(self, view, plays, rng):
+        if len(plays) == 1:
+            return plays[0]
+        rows = np.array([p.position for p in plays], dtype=np.int8)
+        return plays[int(np.argmax(afterstate_equity(self.net, rows)))]
+
+
+class TDEvaluator(Evaluator):
+    """The net on the search's evaluator seam: afterstate values and state values are
+    equities (expected points), so ``in_points`` and no calibration."""
+
+    in_points = True
+
+    def __init__(self, net: str = DEFAULT_NET):
+        self.net = load_net(str(net))
+
+    def afterstate_values(self, rows, race):
+        return -equity(self.net.probabilities(swap(np.asarray(rows).reshape(-1, 26))))
+
+    def state_values(self, rows):
+        return equity(self.net.probabilities(np.asarray(rows).reshape(-1, 26)))
+
+    def probabilities(self, rows) -> np.ndarray:
+        """``k x 5`` outcome probabilities for the player on roll (wildbg's ``eval``)."""
+        return self.net.probabilities(np.asarray(rows).reshape(-1, 26))
+
+
+register_evaluator("td", TDEvaluator)
+
+
+@register("td", games=["backgammon"])
+def _make_td(game: str, net: str = DEFAULT_NET) -> TDAgent:
+    return TDAgent(net=net)

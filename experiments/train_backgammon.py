@@ -1,0 +1,519 @@
+"""``pipslab train backgammon``: TD(λ) self-play training of the ``td`` network.
+
+    pipslab train backgammon --games 200000 --seed 0 --out results/train-backgammon
+    pipslab train backgammon --out results/train-backgammon --resume      # after Ctrl-C/kill
+
+One readable loop (CleanRL's shape: an args dataclass, a seeding block, then the loop):
+
+1. **Play a generation**: ``batch_games`` games of the current net against itself in
+   lock-step.  At every step each unfinished game rolls, one compiled call
+   (:func:`~pipslab.envs.backgammon.fast.batch_afterstates`) lists the afterstates of
+   every game's roll, and **one** forward pass values all of them; each game takes the
+   play with the best equity for its mover (greedy, as TD-Gammon: the dice explore).
+   The positions each player faced on roll are kept, from his side.
+2. **λ-returns, then batches** (the forward view of TD(λ), Sutton & Barto §12.1): after
+   the generation, the current net values every kept position and each game's targets
+   are computed backwards from its exact result::
+
+       G[T-1] = outcome of the winner's last play (exact: win, gammon, backgammon)
+       G[t]   = flip((1 - λ) V(s[t+1]) + λ G[t+1])
+
+   ``flip`` turns the next position's probabilities (the opponent is on roll there)
+   round to the player of ``s[t]``.  The net is then fitted to ``(s[t], G[t])`` by
+   minibatch Adam on the binary cross-entropy of its five sigmoid outputs.  Why this and
+   not online eligibility traces: the targets and the update are whole-batch tensor
+   operations (one forward, a few minibatch steps per generation instead of one tiny
+   backward per move), which is what makes lock-step play pay, and λ-returns computed
+   after the game are exact for the values of that moment — online traces would mix
+   values of nets that changed during the game.
+
+3. Every ``checkpoint_every`` games: a checkpoint (``DIR/checkpoint.pt``: net, Adam
+   state, games, wall seconds, curve so far, the arguments), written atomically; every
+   ``eval_every`` games: ``eval_games`` duplicate games of the net against each
+   ``eval_against`` agent through the tournament harness (``DIR/evals/…``), appended to
+   ``DIR/curve.csv`` (games trained, wall seconds, win rate with its Wilson 95%
+   interval, points per game) and ``DIR/curve.png`` redrawn.
+
+Randomness: the net's initial weights come from ``seed``; the dice of game ``g`` from
+``numpy.random.default_rng([seed, g])`` (a stream of its own, so a game never depends on
+which others share its generation); the minibatch order of generation ``k`` from
+``default_rng([seed, 1, k])``.  Generations are whole (``--games`` is rounded up to a
+multiple of ``batch_games``) and checkpoints fall between them, so a run stopped and
+resumed gives the same weights as one run straight through (a test checks it).  Torch
+runs with ``threads`` intra-op threads (default 1): more threads may change the float
+summation order and with it the last bits.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import io
+import json
+import math
+import os
+import shlex
+import sys
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from pipslab.agents.backgammon_value import finished_points, swap
+from pipslab.agents.td import NET_FORMAT, TDNet, equity, flip, net_from, read_checkpoint, save_net
+from pipslab.envs.backgammon import Position, fast
+from pipslab.envs.backgammon.features import FEATURE_SETS, encode
+from pipslab.envs.errors import PipslabError
+
+from .files import atomic_write_text
+from .ratings import wilson_interval
+
+START = np.array(Position.start(), dtype=np.int8)
+MAX_TURNS = 2000     # a game of greedy self-play this long is a bug in the net (never seen)
+CHECKPOINT = "checkpoint.pt"
+CURVE_FIELDS = ["games", "wall_s", "opponent", "eval_games", "win_rate", "win_low", "win_high",
+                "points_per_game"]
+
+
+@dataclass
+class TrainArgs:
+    games: int = 200_000          # training games (rounded up to whole generations)
+    seed: int = 0
+    out: str = "results/train-backgammon"
+    resume: bool = False
+    features: str = "plus"        # "tesauro" (198 inputs) or "plus" (207)
+    hidden: List[int] = field(default_factory=lambda: [128])
+    lam: float = 0.7              # λ of the λ-returns
+    lr: float = 1e-3              # Adam
+    batch_games: int = 128        # games played in lock-step per generation
+    minibatch: int = 512          # positions per gradient step
+    epochs: int = 1               # passes over a generation's positions
+    checkpoint_every: int = 5_000
+    eval_every: int = 10_000
+    eval_games: int = 200         # duplicate games per opponent at every evaluation (0: none)
+    eval_against: List[str] = field(default_factory=lambda: ["pubeval"])
+    threads: int = 1
+    progress: bool = True
+    tensorboard: bool = False
+    config: Optional[str] = None
+
+    def validate(self) -> None:
+        def positive(name, low=1):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < low or v > 10**9:
+                raise PipslabError(f"--{name.replace('_', '-')} must be an integer from {low} to 10^9, got {v!r}")
+        for name in ("games", "batch_games", "minibatch", "epochs", "checkpoint_every", "eval_every", "threads"):
+            positive(name)
+        positive("eval_games", 0)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
+            raise PipslabError(f"--seed must be a non-negative integer, got {self.seed!r}")
+        if not (isinstance(self.lam, (int, float)) and 0.0 <= self.lam <= 1.0):
+            raise PipslabError(f"--lam must lie in [0, 1], got {self.lam!r}")
+        if not (isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and 0 < self.lr < 1):
+            raise PipslabError(f"--lr must lie in (0, 1), got {self.lr!r}")
+        if self.features not in FEATURE_SETS:
+            raise PipslabError(f"--features must be one of {', '.join(FEATURE_SETS)}, got {self.features!r}")
+        if not self.hidden or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 4096
+                                  for h in self.hidden):
+            raise PipslabError(f"--hidden must list layer sizes from 1 to 4096, got {self.hidden!r}")
+        if not str(self.out).strip():
+            raise PipslabError("--out must name a folder")
+
+    def hyper(self) -> dict:
+        """What must match for ``--resume`` to continue the same run."""
+        return {k: getattr(self, k) for k in ("seed", "features", "hidden", "lam", "lr", "batch_games",
+                                              "minibatch", "epochs")}
+
+    def command(self, resume: bool = False) -> str:
+        parts = ["pipslab", "train", "backgammon", "--games", str(self.games), "--seed", str(self.seed),
+                 "--out", str(self.out), "--features", self.features,
+                 "--hidden", ",".join(map(str, self.hidden)), "--lam", str(self.lam), "--lr", str(self.lr),
+                 "--batch-games", str(self.batch_games), "--minibatch", str(self.minibatch),
+                 "--epochs", str(self.epochs), "--checkpoint-every", str(self.checkpoint_every),
+                 "--eval-every", str(self.eval_every), "--eval-games", str(self.eval_games),
+                 "--eval-against", ",".join(self.eval_against)]
+        return shlex.join(parts + (["--resume"] if resume else []))
+
+
+# ------------------------------------------------------------------- self-play
+class _Dice:
+    """The dice of one game: its own stream, drawn in blocks."""
+
+    __slots__ = ("rng", "rolls", "i")
+
+    def __init__(self, seed: int, game: int):
+        self.rng = np.random.default_rng([seed, game])
+        self.rolls = self.rng.integers(1, 7, size=(256, 2))
+        self.i = 0
+        while self.rolls[self.i, 0] == self.rolls[self.i, 1]:   # the opening roll is not a double
+            self.i += 1
+
+    def next(self):
+        if self.i >= len(self.rolls):
+            self.rolls, self.i = self.rng.integers(1, 7, size=(256, 2)), 0
+        r = self.rolls[self.i]
+        self.i += 1
+        return r
+
+
+def _best_in_segments(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Index (into ``values``) of the largest value of each segment (first on ties)."""
+    n = len(offsets) - 1
+    lengths = np.diff(offsets)
+    seg = np.repeat(np.arange(n), lengths)
+    # sort by (segment, -value, position): the first of each segment is its best
+    order = np.lexsort((np.arange(len(values)), -values, seg))
+    return order[offsets[:-1]]
+
+
+def play_generation(net: TDNet, seed: int, first_game: int, count: int):
+    """``count`` greedy self-play games of ``net`` in lock-step, games
+    ``first_game .. first_game + count - 1``.  Returns ``(states, points)``: per game the
+    positions faced on roll (``T x 26`` int8, each from its mover's side; the last one is
+    the winner's before his final play) and the points he won."""
+    dice = [_Dice(seed, first_game + g) for g in range(count)]
+    boards = np.tile(START, (count, 1))
+    states: List[list] = [[] for _ in range(count)]
+    points = np.zeros(count)
+    alive = np.arange(count)
+    features = net.config["features"]
+    for _ in range(MAX_TURNS):
+        if not len(alive):
+            return [np.array(s, dtype=np.int8) for s in states], points
+        for g in alive:
+            states[g].append(boards[g])
+        rolls = np.array([dice[g].next() for g in alive])
+        rows, offsets = fast.batch_afterstates(boards[alive], rolls)
+        done = finished_points(rows)
+        with torch.no_grad():
+            p = torch.sigmoid(net(torch.from_numpy(encode(swap(rows), features)))).numpy()
+        values = np.where(done != 0, 10.0 + done, -equity(p.astype(np.float64)))
+        best = _best_in_segments(values, offsets)
+        chosen = rows[best]
+        ended = done[best] != 0
+        points[alive[ended]] = done[best][ended]
+        boards[alive] = swap(chosen)           # the opponent is on roll now
+        alive = alive[~ended]
+    raise RuntimeError(f"self-play: a game ran past {MAX_TURNS} turns")
+
+
+def lambda_returns(v_next: np.ndarray, last: np.ndarray, lam: float) -> np.ndarray:
+    """Targets ``G`` for one game's ``T`` positions: ``v_next[t]`` is the net's output
+    for position ``t + 1`` (from ITS mover's side; row ``T - 1`` unused) and ``last`` the
+    exact outcome of the final play for the player who made it."""
+    T = len(v_next)
+    G = np.empty((T, 5))
+    G[T - 1] = last
+    for t in range(T - 2, -1, -1):
+        G[t] = flip((1.0 - lam) * v_next[t] + lam * G[t + 1])
+    return G
+
+
+def _outcome(points: float) -> np.ndarray:
+    return np.array([1.0, points >= 2, points >= 3, 0.0, 0.0])
+
+
+def train_generation(net: TDNet, opt: torch.optim.Optimizer, states, points, args: TrainArgs,
+                     generation: int) -> float:
+    """λ-returns with the current net, then ``epochs`` passes of minibatch Adam over the
+    generation's positions.  Returns the mean loss."""
+    X = torch.from_numpy(encode(np.concatenate(states), net.config["features"]))
+    with torch.no_grad():
+        V = torch.sigmoid(net(X)).numpy().astype(np.float64)
+    targets, start = [], 0
+    for s, pts in zip(states, points):
+        T = len(s)
+        v_next = np.empty((T, 5))
+        v_next[:-1] = V[start + 1:start + T]
+        targets.append(lambda_returns(v_next, _outcome(pts), args.lam))
+        start += T
+    Y = torch.from_numpy(np.concatenate(targets).astype(np.float32))
+    rng = np.random.default_rng([args.seed, 1, generation])
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    total, steps = 0.0, 0
+    for _ in range(args.epochs):
+        order = torch.from_numpy(rng.permutation(len(X)))
+        for lo in range(0, len(X), args.minibatch):
+            idx = order[lo:lo + args.minibatch]
+            loss = loss_fn(net(X[idx]), Y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item()
+            steps += 1
+    return total / max(steps, 1)
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    def __init__(self, games: int, command: str):
+        super().__init__(f"interrupted after {games} games; resume with: {command}")
+        self.games, self.command = games, command
+
+
+# ------------------------------------------------------------------ run state
+def _atomic_torch_save(obj, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        torch.save(obj, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _checkpoint(net, opt, args: TrainArgs, games: int, generation: int, wall: float, curve: list) -> dict:
+    return save_net(None, net, meta={"games": games, "wall_s": wall, "command": args.command()},
+                    optimizer=opt.state_dict(), games=games, generation=generation, wall_s=wall,
+                    hyper=json.dumps(args.hyper()), curve=json.dumps(curve))
+
+
+def load_run(path: Path, args: TrainArgs):
+    """``(net, optimizer, games, generation, wall, curve)`` from a checkpoint of the
+    same run; a checkpoint of other hyper-parameters or a damaged one is refused."""
+    data = read_checkpoint(path)
+    for key in ("optimizer", "games", "generation", "wall_s", "hyper", "curve"):
+        if key not in data:
+            raise PipslabError(f"{path}: not a training checkpoint (no {key!r}); a shipped net cannot be resumed")
+    try:
+        hyper, curve = json.loads(data["hyper"]), json.loads(data["curve"])
+        games, generation, wall = int(data["games"]), int(data["generation"]), float(data["wall_s"])
+    except (TypeError, ValueError) as exc:
+        raise PipslabError(f"{path}: damaged training checkpoint ({type(exc).__name__})") from None
+    mine = json.loads(json.dumps(args.hyper()))
+    if hyper != mine:
+        diff = ", ".join(f"{k}={hyper.get(k)!r} (now {mine.get(k)!r})" for k in mine if hyper.get(k) != mine.get(k))
+        raise PipslabError(f"{path} was trained with other settings: {diff}; use another --out or the same flags")
+    net = net_from(data, path)
+    net.train()
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+    try:
+        opt.load_state_dict(data["optimizer"])
+    except (ValueError, KeyError, TypeError, RuntimeError) as exc:
+        raise PipslabError(f"{path}: the optimizer state does not fit the network ({type(exc).__name__})") from None
+    return net, opt, games, generation, wall, curve
+
+
+def write_curve(out: Path, curve: list) -> None:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CURVE_FIELDS, lineterminator="\n")
+    w.writeheader()
+    w.writerows(curve)
+    atomic_write_text(out / "curve.csv", buf.getvalue())
+    if not curve:
+        return
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for opp in sorted({r["opponent"] for r in curve}):
+        rows = [r for r in curve if r["opponent"] == opp]
+        x = [r["games"] for r in rows]
+        ax.plot(x, [r["win_rate"] for r in rows], marker="o", label=f"vs {opp}")
+        ax.fill_between(x, [r["win_low"] for r in rows], [r["win_high"] for r in rows], alpha=0.2)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("training games")
+    ax.set_ylabel("win rate (Wilson 95%)")
+    ax.set_title("td: 0-ply net against fixed opponents, duplicate dice")
+    ax.legend()
+    fig.tight_layout()
+    tmp = out / "curve.png.tmp"
+    fig.savefig(tmp, format="png", dpi=100)
+    plt.close(fig)
+    os.replace(tmp, out / "curve.png")
+
+
+def evaluate(net_file: Path, out: Path, games_trained: int, wall: float, args: TrainArgs) -> List[dict]:
+    """``eval_games`` duplicate games of ``td:net=net_file`` against each opponent,
+    through the tournament harness (one process)."""
+    from .tournament import TournamentArgs, run_tournament
+    rows = []
+    for opp in args.eval_against:
+        targs = TournamentArgs(game="backgammon", agents=[f"td:net={net_file}", opp], games=args.eval_games,
+                               seed=args.seed, out=str(out / "evals" / f"{games_trained:09d}-{opp.replace(':', '_')}"),
+                               progress=False, workers=1, plots=False, bootstrap=0)
+        result = run_tournament(targs)
+        s = result.summary
+        me = s[s["agent"].str.startswith("td")].iloc[0]
+        n = int(me["games"])
+        wins = int(me["wins"])
+        lo, hi = wilson_interval(wins, n)
+        rows.append({"games": games_trained, "wall_s": round(wall, 1), "opponent": opp, "eval_games": n,
+                     "win_rate": round(wins / n, 4), "win_low": round(lo, 4), "win_high": round(hi, 4),
+                     "points_per_game": round(float(me["avg_points"]), 4)})
+    return rows
+
+
+class _TB:
+    def __init__(self, out: Path, on: bool):
+        self.w = None
+        if on:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError:
+                raise PipslabError("--tensorboard needs the tensorboard package (pip install tensorboard)") from None
+            self.w = SummaryWriter(str(out / "tensorboard"))
+
+    def scalar(self, tag, value, step):
+        if self.w is not None:
+            self.w.add_scalar(tag, value, step)
+
+
+def train(args: TrainArgs) -> dict:
+    """Run (or resume) a training; returns ``{"games", "wall_s", "curve", "out"}``."""
+    args.validate()
+    out = Path(args.out)
+    ckpt = out / CHECKPOINT
+    if out.exists() and not out.is_dir():
+        raise PipslabError(f"--out {str(out)!r} is a file, not a folder")
+    if args.resume:
+        if not ckpt.exists():
+            raise PipslabError(f"nothing to resume in {str(out)!r} (no {CHECKPOINT})")
+    elif ckpt.exists():
+        raise PipslabError(f"{str(out)!r} already holds a training run; add --resume to continue it or pick another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise PipslabError(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}") from None
+
+    # seeding block
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    if args.resume:
+        net, opt, games, generation, wall, curve = load_run(ckpt, args)
+    else:
+        net = TDNet(args.features, args.hidden)
+        opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+        games, generation, wall, curve = 0, 0, 0.0, []
+    net.train()
+    target = -(-args.games // args.batch_games) * args.batch_games
+    tb = _TB(out, args.tensorboard)
+    fast.warm_up()
+
+    def save():
+        _atomic_torch_save(_checkpoint(net, opt, args, games, generation, wall, curve), ckpt)
+
+    bar = tqdm(total=target, initial=min(games, target), unit="game", disable=not args.progress,
+               dynamic_ncols=True, smoothing=0.05)
+    t0 = time.perf_counter() - wall
+    try:
+        while games < target:
+            states, points = play_generation(net, args.seed, games, args.batch_games)
+            loss = train_generation(net, opt, states, points, args, generation)
+            games += args.batch_games
+            generation += 1
+            wall = time.perf_counter() - t0
+            bar.update(args.batch_games)
+            bar.set_postfix(loss=f"{loss:.4f}", plies=f"{sum(map(len, states)) / len(states):.0f}")
+            tb.scalar("loss", loss, games)
+            due_eval = args.eval_games > 0 and (games // args.eval_every > (games - args.batch_games) // args.eval_every
+                                               or games >= target)
+            if due_eval or games // args.checkpoint_every > (games - args.batch_games) // args.checkpoint_every:
+                save()
+            if due_eval:
+                net.eval()
+                rows = evaluate(ckpt, out, games, wall, args)
+                net.train()
+                curve.extend(rows)
+                write_curve(out, curve)
+                for r in rows:
+                    tb.scalar(f"win_rate/{r['opponent']}", r["win_rate"], games)
+                    bar.write(f"{games} games, {wall:.0f} s: {r['win_rate']:.1%} "
+                              f"[{r['win_low']:.1%}, {r['win_high']:.1%}] against {r['opponent']}, "
+                              f"{r['points_per_game']:+.3f} points/game")
+                t0 -= time.perf_counter() - t0 - wall     # evaluation time is not training time
+                save()
+    except KeyboardInterrupt:
+        bar.close()
+        save()
+        raise TrainingInterrupted(games, dataclasses.replace(args, resume=True).command(resume=True)) from None
+    bar.close()
+    save()
+    net_file = out / "net.pt"
+    _atomic_torch_save(save_net(None, net, meta={"games": games, "wall_s": round(wall, 1),
+                                                 "command": args.command()}), net_file)
+    return {"games": games, "wall_s": wall, "curve": curve, "out": str(out)}
+
+
+# ----------------------------------------------------------------------- CLI
+def _int_list(text: str) -> List[int]:
+    try:
+        return [int(x) for x in str(text).split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def add_arguments(p) -> None:
+    d = TrainArgs()
+    p.add_argument("--games", type=int, default=None, help=f"training games (default {d.games:,})")
+    p.add_argument("--seed", type=int, default=None, help="seed of the whole run (default 0)")
+    p.add_argument("--out", default=None, help=f"run folder (default {d.out})")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    p.add_argument("--config", default=None, help="TOML file with any of these flags as keys")
+    p.add_argument("--features", choices=sorted(FEATURE_SETS), default=None)
+    p.add_argument("--hidden", type=_int_list, default=None, help="hidden layer sizes, e.g. 128 or 128,64")
+    p.add_argument("--lam", type=float, default=None, help=f"λ (default {d.lam})")
+    p.add_argument("--lr", type=float, default=None, help=f"Adam learning rate (default {d.lr})")
+    p.add_argument("--batch-games", type=int, default=None, help=f"games in lock-step (default {d.batch_games})")
+    p.add_argument("--minibatch", type=int, default=None)
+    p.add_argument("--epochs", type=int, default=None)
+    p.add_argument("--checkpoint-every", type=int, default=None)
+    p.add_argument("--eval-every", type=int, default=None)
+    p.add_argument("--eval-games", type=int, default=None, help="0: no evaluations")
+    p.add_argument("--eval-against", default=None, help="comma-separated agents (default pubeval)")
+    p.add_argument("--workers", type=int, default=None, help="torch threads (default 1; see the docstring)")
+    p.add_argument("--tensorboard", action="store_true", default=None)
+    p.add_argument("--no-progress", dest="progress", action="store_false", default=None)
+
+
+def args_from_namespace(ns) -> TrainArgs:
+    args = TrainArgs()
+    values = {}
+    if ns.config:
+        path = Path(ns.config)
+        try:
+            values = tomllib.loads(path.read_text())
+        except OSError as exc:
+            raise PipslabError(f"cannot read --config {ns.config!r}: {exc.strerror or exc}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise PipslabError(f"--config {ns.config!r} is not valid TOML: {exc}") from None
+        values = {k.replace("-", "_"): v for k, v in values.items()}
+        values.pop("game", None)
+    for key in vars(ns):
+        if key in ("config", "_run", "command", "game", "workers") or getattr(ns, key) is None:
+            continue
+        values[key] = getattr(ns, key)
+    if getattr(ns, "workers", None) is not None:
+        values["threads"] = ns.workers
+    known = {f.name for f in dataclasses.fields(TrainArgs)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise PipslabError(f"unknown setting(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    for key, value in values.items():
+        if key == "eval_against" and isinstance(value, str):
+            value = [a for a in value.split(",") if a.strip()]
+        if key == "hidden" and isinstance(value, int) and not isinstance(value, bool):
+            value = [value]
+        setattr(args, key, value)
+    args.config = ns.config
+    return args
+
+
+def run(ns) -> int:
+    args = args_from_namespace(ns)
+    try:
+        result = train(args)
+    except TrainingInterrupted as exc:
+        sys.stderr.write(f"pipslab: {exc}\n")
+        return 130
+    print(f"trained {result['games']:,} games in {result['wall_s']:.0f} s -> {result['out']}/net.pt")
+    for r in result["curve"][-len(args.eval_against):] if result["curve"] else []:
+        print(f"  {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}] against {r['opponent']} "
+              f"({r['eval_games']} games)")
+    return 0
