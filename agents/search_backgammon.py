@@ -14,7 +14,8 @@ play has no contact — as the ``pubeval`` agent) and ``eval=race`` the hand-wri
 of the position from both sides plus the race (pips, bar, borne off), fitted on their own
 self-play (:mod:`pipslab.agents.backgammon_value`, ``pipslab calibrate``).  ``eval=gnubg`` is GNU
 BG's 0-ply net (evaluation only) and ``eval=rollout`` pubeval-vs-pubeval rollouts to the
-end (Tesauro & Galperin's Monte Carlo policy improvement); both are in points already.
+end (Tesauro & Galperin's Monte Carlo policy improvement; ``eval=rollout:N`` plays ``N``
+rollouts per afterstate, default 16); both are in points already.
 A network evaluator plugs in the same way.
 
 * ``expectimax:plies=N,eval=E,filter=K`` — GNU BG-style n-ply over the ``K`` best plays by
@@ -144,6 +145,12 @@ class RolloutEvaluator(Evaluator):
     in_points = True
 
     def __init__(self, rollouts: int = 16, seed: int = 0):
+        try:   # ``eval=rollout:N`` hands N over as text
+            rollouts = int(rollouts)
+        except ValueError:
+            raise PipslabError(f"eval=rollout:N: N must be a whole number of rollouts, got {rollouts!r}") from None
+        if rollouts < 1:
+            raise PipslabError(f"eval=rollout:N: N must be at least 1, got {rollouts}")
         self.rollouts = rollouts
         self.seed = seed
         self._calls = 0
