@@ -1,7 +1,7 @@
 """Small helpers shared by the domino tests."""
 from pipslab.envs.dominoes.engine import encode_place
 from pipslab.envs.dominoes.notation import parse_position
-from pipslab.envs.dominoes.tiles import FULL_SET, format_tiles, mask_of, parse_tile, tiles_of
+from pipslab.envs.dominoes.tiles import FULL_SET, count, format_tiles, mask_of, parse_tile, tiles_of
 
 
 def t(name: str) -> int:
@@ -24,3 +24,41 @@ def rest_of(*groups: str) -> str:
 
 def position(text: str):
     return parse_position(text)
+
+
+def accounted(state) -> bool:
+    """Every one of the 28 tiles is in exactly one place: a hand, the table or the boneyard."""
+    places = list(state.hands) + [state.table, sum(1 << x for x in state.boneyard_tiles())]
+    union = total = 0
+    for m in places:
+        union |= m
+        total += count(m)
+    return union == FULL_SET and total == 28
+
+
+def swap_hidden(state, observer: int, rng=None):
+    """A copy of ``state`` in which a tile of another seat's hand and a boneyard tile trade
+    places: a state ``observer`` cannot tell from ``state``.  ``None`` when there is no such
+    pair (no other seat holds a tile, or the boneyard is empty).
+
+    Without ``rng`` the lowest tile of the first other seat that has one and the next
+    boneyard tile; with a ``random.Random``, a random seat, tile and boneyard place.  A
+    lucky tile that must be placed now (Triple) is known to every seat and never moves.
+    """
+    if not state.boneyard_size:
+        return None
+    lucky = getattr(state, "lucky", -1)
+    pairs = [(p, x) for p in range(state.variant.players) if p != observer
+             for x in tiles_of(state.hands[p]) if x != lucky]
+    if not pairs:
+        return None
+    bone = list(state.boneyard_tiles())
+    if rng is None:
+        (seat, held), i = pairs[0], 0
+    else:
+        (seat, held), i = rng.choice(pairs), rng.randrange(len(bone))
+    bone[i], buried = held, bone[i]   # the held tile goes to the boneyard, the buried one to the hand
+    c = state.clone()
+    c.hands[seat] = (c.hands[seat] & ~(1 << held)) | (1 << buried)
+    c.boneyard, c.bpos = tuple(bone), 0
+    return c

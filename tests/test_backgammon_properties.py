@@ -42,6 +42,19 @@ def _invariants(state):
     assert Position.from_id(p.id) == p
 
 
+def _views_agree(state):
+    """Both seats see the whole game (nothing is hidden in backgammon): the seat on roll
+    its board as the state holds it, the other seat the same board turned round, and both
+    the same dice of the same turn."""
+    p = state.current_player
+    mine, his = state.observe(p), state.observe(1 - p)
+    assert (mine.player, his.player) == (p, 1 - p) and mine.current_player == his.current_player == p
+    assert mine.position == state.position and his.position == state.position.swap()
+    assert mine.turn_start == his.turn_start.swap()
+    assert mine.dice == his.dice == state.dice and mine.roll == his.roll == state.roll
+    assert mine.moves_left == his.moves_left and mine.is_chance == his.is_chance == state.is_chance
+
+
 def test_random_games_keep_the_invariants_and_end():
     rng = np.random.default_rng(11)
     for _ in range(25):
@@ -58,8 +71,7 @@ def test_random_games_keep_the_invariants_and_end():
             legal = state.legal_actions()
             assert legal, "a non-terminal decision node always has an action (PASS at least)"
             assert all(0 <= a < NUM_ACTIONS for a in legal)
-            mask = state.observe(state.current_player)
-            assert mask.dice == state.dice
+            _views_agree(state)
             state.apply(legal[int(rng.integers(len(legal)))])
         r = state.returns()
         assert r[0] == -r[1] and abs(r[0]) in (1.0, 2.0, 3.0)

@@ -1,8 +1,5 @@
 """The pipslab CLI (one-line errors, exit codes) and the first tournament."""
 import json
-import os
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -12,12 +9,7 @@ from pipslab.envs.errors import PipslabError
 from pipslab.experiments.cli import main
 from pipslab.experiments.tournament import TournamentArgs, run_tournament, split_agent_list, wilson_interval
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def pipslab(*args):
-    return subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+from harness_helpers import pipslab
 
 
 @pytest.mark.parametrize("args, message", [

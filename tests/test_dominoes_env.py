@@ -9,7 +9,7 @@ from pipslab.agents.registry import make_agent
 from pipslab.envs.dominoes.env import OBS_SIZE, HappyDominoesEnv, encode_view
 from pipslab.envs.errors import IllegalActionError, PipslabError
 
-from dominoes_helpers import place
+from dominoes_helpers import place, swap_hidden
 
 
 @pytest.mark.parametrize("mode", ["block", "draw"])
@@ -111,21 +111,34 @@ def test_observation_hides_the_opponent_hand_and_boneyard():
     env.reset(seed=1)
     s = env.state
     me = env.learner_seat
-    other = 1 - me
     x = encode_view(s.observe(me))
     # move an opponent tile into the boneyard and a boneyard tile into its hand
-    c = s.clone()
-    a = next(t for t in range(28) if c.hands[other] >> t & 1)
-    bone = list(c.boneyard_tiles())
-    b = bone[0]
-    bone[0] = a
-    c.hands[other] = (c.hands[other] & ~(1 << a)) | (1 << b)
-    c.boneyard, c.bpos = tuple(bone), 0
+    c = swap_hidden(s, me)
+    assert c.hands != s.hands
     assert np.array_equal(encode_view(c.observe(me)), x)
     assert x[:28].sum() == bin(s.hands[me]).count("1")
 
 
 def test_opponent_can_be_an_agent_object():
-    env = HappyDominoesEnv(opponent=make_agent("suits", "happy"))
-    obs, info = env.reset(seed=0)
-    assert obs["action_mask"].sum() >= 1
+    agent = make_agent("suits", "happy")
+    moves = []
+
+    class Spy(type(agent)):
+        def act(self, observation, rng):
+            action = super().act(observation, rng)
+            moves.append((observation.player, action))
+            return action
+
+    agent.__class__ = Spy
+    env = HappyDominoesEnv(mode="draw", opponent=agent)
+    assert env.opponent is agent
+    for seed in range(5):
+        moves.clear()
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            assert list(np.flatnonzero(obs["action_mask"])) == env.state.legal_actions()
+            obs, _, done, _, info = env.step(env.state.legal_actions()[0])
+        # every move of the other seat in the record is one the agent object chose
+        assert moves and {p for p, _ in moves} == {1 - env.learner_seat}
+        assert len(moves) == sum(1 for e in env.state.events() if e[1] != env.learner_seat)

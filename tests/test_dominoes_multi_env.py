@@ -12,7 +12,7 @@ from pipslab.envs.dominoes.triple_env import OBS_SIZE as TRIPLE_OBS, TripleDomin
 from pipslab.envs.dominoes.troshin_env import OBS_SIZE as TROSHIN_OBS, TroshinDominoesEnv, encode_troshin_view
 from pipslab.envs.errors import IllegalActionError, PipslabError
 
-from dominoes_helpers import place
+from dominoes_helpers import place, swap_hidden
 
 TROSHIN_CONFIGS = [(2, False, False), (3, False, False), (4, False, False), (4, True, False),
                    (2, False, True), (4, True, True)]
@@ -114,21 +114,6 @@ def test_triple_illegal_actions_raise_or_lose():
     env.reset(options={"position": "triple-2; turn=0; ends=5|6|-|-; spinner=5; hands=6-2 / 2-2; boneyard=0-0"})
     obs, reward, done, _, info = env.step(113)
     assert done and reward == -1.0 and info["illegal_action"] and obs["action_mask"].sum() == 0
-
-
-def swap_hidden(state, observer):
-    """A copy where a tile of another hand trades places with a boneyard tile (None if impossible)."""
-    for other in range(state.variant.players):
-        if other != observer and state.hands[other] and state.boneyard_size:
-            c = state.clone()
-            a = next(t for t in range(28) if c.hands[other] >> t & 1)
-            bone = list(c.boneyard_tiles())
-            b = bone[0]
-            bone[0] = a
-            c.hands[other] = (c.hands[other] & ~(1 << a)) | (1 << b)
-            c.boneyard, c.bpos = tuple(bone), 0
-            return c
-    return None
 
 
 @pytest.mark.parametrize("make, encode", [

@@ -4,41 +4,15 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipslab.envs.dominoes.engine import DRAW, PASS, PLACE, DominoState, deal, sample_world
+from pipslab.envs.dominoes.engine import DRAW, PASS, PLACE, deal, sample_world
 from pipslab.envs.dominoes.notation import format_position
-from pipslab.envs.dominoes.tiles import FULL_SET, SUIT, count, tiles_of
+from pipslab.envs.dominoes.tiles import SUIT, count
 from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
+
+from dominoes_helpers import accounted, swap_hidden
 
 GAMES_PER_EXAMPLE = 20
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def accounted(s: DominoState) -> bool:
-    """Every one of the 28 tiles is in exactly one place: a hand, the table or the boneyard."""
-    places = list(s.hands) + [s.table, sum(1 << t for t in s.boneyard_tiles())]
-    union = 0
-    total = 0
-    for m in places:
-        union |= m
-        total += count(m)
-    return union == FULL_SET and total == 28
-
-
-def swap_unseen(s: DominoState, observer: int, rng: random.Random):
-    """A copy where one tile of another hand and one boneyard tile trade places (None if impossible)."""
-    other = 1 - observer
-    if not s.hands[other] or not s.boneyard_size:
-        return None
-    a = rng.choice(list(tiles_of(s.hands[other])))
-    bone = list(s.boneyard_tiles())
-    i = rng.randrange(len(bone))
-    b = bone[i]
-    bone[i] = a
-    c = s.clone()
-    c.hands[other] = (c.hands[other] & ~(1 << a)) | (1 << b)
-    c.boneyard = tuple(bone)
-    c.bpos = 0
-    return c
 
 
 def check_game(variant, seed):
@@ -59,7 +33,7 @@ def check_game(variant, seed):
         me = s.current
         view = s.observe(me)
         # observe never changes when an unseen tile moves between the other hand and the boneyard
-        swapped = swap_unseen(s, me, rng)
+        swapped = swap_hidden(s, me, rng)
         if swapped is not None:
             assert swapped.observe(me) == view
         if rng.random() < 0.3:

@@ -11,10 +11,10 @@ from pipslab.envs.dominoes.engine import deal
 from pipslab.envs.dominoes.notation import parse_position
 from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
 from pipslab.envs.errors import PipslabError
-from pipslab.experiments.games import game_spec, play_game
+from pipslab.experiments.games import game_spec
 
-from dominoes_helpers import place
-from test_cli_and_tournament import pipslab
+from dominoes_helpers import place, swap_hidden
+from harness_helpers import pipslab, play_checked
 
 SEARCH = ["pimc:samples=6", "ismcts:iters=60"]
 
@@ -37,15 +37,10 @@ def equivalent_pair(variant, seed):
             s.apply(legal[rng.randrange(len(legal))])
         if s.is_terminal or len(s.legal_actions()) < 2:
             continue
-        me, other = s.current, 1 - s.current
-        if not s.hands[other] or not s.boneyard_size:
+        me = s.current_player
+        twin = swap_hidden(s, me)
+        if twin is None:
             continue
-        twin = s.clone()
-        a = next(t for t in range(28) if twin.hands[other] >> t & 1)
-        bone = list(twin.boneyard_tiles())
-        bone[0], b = a, bone[0]
-        twin.hands[other] = (twin.hands[other] & ~(1 << a)) | (1 << b)
-        twin.boneyard, twin.bpos = tuple(bone), 0
         assert twin.observe(me) == s.observe(me) and twin.hands != s.hands
         return s, twin
 
@@ -66,9 +61,7 @@ def test_search_agents_play_whole_games_legally(spec, mode):
     spec_obj = game_spec("happy")
     agents = [make_agent(spec, "happy"), make_agent("heaviest", "happy")]
     for g in range(3):
-        state, moves, _ = play_game(spec_obj, {"mode": mode}, agents if g % 2 else agents[::-1],
-                                    [1, 0, g], [1, 1, g])
-        assert state.is_terminal and moves > 0
+        play_checked(spec_obj, {"mode": mode}, agents if g % 2 else agents[::-1], [1, 0, g], [1, 1, g])
 
 
 def test_pimc_finds_the_winning_block_in_scenario5():
@@ -141,5 +134,5 @@ def test_ismcts_plays_every_variant_and_player_count(game, options):
     spec = game_spec(game)
     n = spec.players(options)
     agents = [make_agent("ismcts:iters=25", game)] + [make_agent("random", game) for _ in range(n - 1)]
-    state, moves, _ = play_game(spec, options, agents, [2, 0, 0], [2, 1, 0])
-    assert state.is_terminal and moves > 0
+    state, _ = play_checked(spec, options, agents, [2, 0, 0], [2, 1, 0])
+    assert len(state.returns()) == n

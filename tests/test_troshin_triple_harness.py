@@ -7,6 +7,7 @@ from pipslab.envs.errors import PipslabError
 from pipslab.experiments.games import game_spec, play_game
 
 from dominoes_helpers import t
+from harness_helpers import play_checked
 
 TROSHIN_OPTIONS = [{"players": 2}, {"players": 3}, {"players": 4}, {"players": 4, "pairs": True},
                    {"players": 2, "match": True}, {"players": 4, "pairs": True, "match": True}]
@@ -73,8 +74,7 @@ def test_every_domino_agent_plays_every_variant():
             if name not in agent_names(game):
                 continue
             agents = [make_agent(name, game)] + [make_agent("random", game) for _ in range(n - 1)]
-            state, _, _ = play_game(spec, options, agents, [1, 0], [1, 1])
-            assert state.is_terminal
+            play_checked(spec, options, agents, [1, 0], [1, 1])
     assert "greedy" in agent_names("triple") and "partner" in agent_names("troshin")
     assert {"random", "heaviest", "suits"} <= set(agent_names("triple"))
 

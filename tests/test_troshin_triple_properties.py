@@ -17,45 +17,19 @@ from hypothesis import strategies as st
 from pipslab.envs.dominoes.engine import deal, needs_redeal, sample_world
 from pipslab.envs.dominoes.match import TroshinMatch, new_match
 from pipslab.envs.dominoes.notation import format_position, parse_position
-from pipslab.envs.dominoes.tiles import FULL_SET, PIPS, SUIT, count, tiles_of
+from pipslab.envs.dominoes.tiles import FULL_SET, PIPS, SUIT, tiles_of
 from pipslab.envs.dominoes.triple import placement_score, placements_of, scoring_mask
 from pipslab.envs.dominoes.variants import (
     TRIPLE_2, TRIPLE_3, TRIPLE_4, TROSHIN_2, TROSHIN_3, TROSHIN_4, TROSHIN_4_PAIRS,
 )
 from pipslab.envs.errors import IllegalActionError
 
+from dominoes_helpers import accounted, swap_hidden
+
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow],
                     derandomize=False)
 TROSHIN = [TROSHIN_2, TROSHIN_3, TROSHIN_4, TROSHIN_4_PAIRS]
 TRIPLE = [TRIPLE_2, TRIPLE_3, TRIPLE_4]
-
-
-def accounted(s) -> bool:
-    places = list(s.hands) + [s.table, sum(1 << t for t in s.boneyard_tiles())]
-    union = total = 0
-    for m in places:
-        union |= m
-        total += count(m)
-    return union == FULL_SET and total == 28
-
-
-def swap_unseen(s, observer, rng):
-    """A copy where a tile of another hand and a boneyard tile trade places (None if impossible)."""
-    others = [p for p in range(s.variant.players) if p != observer and s.hands[p]]
-    if not others or not s.boneyard_size:
-        return None
-    other = rng.choice(others)
-    a = rng.choice(list(tiles_of(s.hands[other])))
-    if s.variant.layout == "spinner" and s.lucky == a:
-        return None
-    bone = list(s.boneyard_tiles())
-    i = rng.randrange(len(bone))
-    b = bone[i]
-    bone[i] = a
-    c = s.clone()
-    c.hands[other] = (c.hands[other] & ~(1 << a)) | (1 << b)
-    c.boneyard, c.bpos = tuple(bone), 0
-    return c
 
 
 def check_views(s, rng):
@@ -64,7 +38,7 @@ def check_views(s, rng):
     view = s.observe(me)
     for p in range(s.variant.players):
         assert s.observe(p).hand == s.hands[p]
-    swapped = swap_unseen(s, me, rng)
+    swapped = swap_hidden(s, me, rng)
     if swapped is not None:
         for p in range(s.variant.players):
             if p == me or swapped.hands[p] == s.hands[p]:
