@@ -1,242 +1,98 @@
-"""Games the harness can run, and the one game loop every experiment uses.
+"""The one game loop every experiment uses, over the games of :data:`pipslab.envs.GAMES`.
 
-A :class:`GameSpec` tells the harness how to start a game of that kind, how to draw it,
-and what to record about a finished game.  The loop (:func:`play_game`) drives any state
-with the engines' protocol: ``is_terminal``, ``is_chance``/``apply_chance(rng)``,
-``current_player``, ``legal_actions()``, ``apply()``, ``observe(player)``, ``returns()``,
-``result()``.
+What a game is — options, seats and teams, deals, positions, what a finished game
+records — is its :class:`pipslab.envs.game.Game` definition, in the game's own module
+(:mod:`pipslab.envs.dominoes.games`, :mod:`pipslab.envs.backgammon.games`, or any module
+that calls :func:`pipslab.envs.register_game`).  ``GAMES`` here *is* that registry.
+
+The loop (:func:`play_game`) drives any state with the engines' protocol
+(:class:`pipslab.envs.game.State`): ``is_terminal``, ``is_chance``/``apply_chance(rng)``,
+``current_player``, ``legal_actions()``, ``apply()``, ``observe(player)``, ``num_actions``.
 
 Randomness is split in two streams so duplicate games replay the same luck: the *deal*
 stream (shuffle, dice) comes from ``deal_seed``; the agents' choices from ``agent_seed``.
 """
 from __future__ import annotations
 
+import numbers
 import time
-from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Sequence
 
 import numpy as np
 
 from pipslab.agents.base import Agent, Observation
 from pipslab.envs.errors import PipslabError
+from pipslab.envs.game import GAMES, Game, Outcome
+
+__all__ = ["GAMES", "Game", "game_spec", "play_game", "seat_names"]
 
 
-@dataclass(frozen=True)
-class GameSpec:
-    """How the harness runs a game.  ``options`` is a dict of the game's options (Happy:
-    ``mode``; Troshin: ``players``, ``pairs``, ``match``; Triple: ``players``; any domino
-    game: ``position``).  ``teams(options)`` maps seat -> side (partners share one; the
-    default is one side per seat).  A finished state's ``result()`` gives ``winner``,
-    ``winners``, ``draw``, ``blocked``, ``pips_left`` and ``points`` per seat (Troshin: the
-    points of the hand or, in a match, the cumulative score of the seat's side; Triple:
-    winnings − penalties) and ``returns``; ``stats(state)`` adds flat per-game columns."""
-
-    name: str
-    players: Callable[[dict], int]                 # seats for these options
-    new_state: Callable[[np.random.Generator, dict], object]
-    variant_label: Callable[[dict], str]
-    render: Callable[[object], str]
-    action_name: Callable[[object, int], str]
-    stats: Callable[[object], dict]                # extra per-game record fields
-    teams: Optional[Callable[[dict], Tuple[int, ...]]] = None   # seat -> team
-
-    def __post_init__(self):
-        if self.teams is None:
-            players = self.players
-            object.__setattr__(self, "teams", lambda options: tuple(range(players(options))))
-
-
-def _happy_new_state(rng, options):
-    from pipslab.envs.dominoes.engine import deal
-    from pipslab.envs.dominoes.variants import happy
-    variant = happy(options.get("mode", "block"))
-    if options.get("position"):
-        from pipslab.envs.dominoes.notation import parse_position
-        state = parse_position(options["position"])
-        if state.variant != variant:
-            raise PipslabError(f"the position is {state.variant.name}, not {variant.name} (see --mode)")
-        return state
-    return deal(variant, rng)
-
-
-def _domino_stats(state) -> dict:
-    from pipslab.envs.dominoes.engine import DRAW, PASS
-    events = state.events()
-    return {
-        "blocked": bool(state.blocked),
-        "passes": sum(1 for e in events if e[0] == PASS),
-        "draws": sum(1 for e in events if e[0] == DRAW),
-    }
-
-
-def _domino_render(state) -> str:
-    from pipslab.envs.dominoes.notation import render
-    return render(state)
-
-
-def _domino_action_name(state, action) -> str:
-    return state.action_name(action)
-
-
-def _happy_label(options) -> str:
-    mode = options.get("mode", "block")
-    if mode not in ("block", "draw"):
-        raise PipslabError(f"unknown Happy dominoes mode {mode!r}: expected 'block' or 'draw'")
-    return f"happy-{mode}"
-
-
-def _int_option(options, key, default):
-    value = options.get(key, default)
+def game_spec(name: str):
+    """The :class:`~pipslab.envs.game.Game` named ``name`` (one line naming the known games
+    if there is none).  A duck-typed spec put straight into ``GAMES`` (the harness tests'
+    fakes: ``players``, ``teams``, ``new_state``, ``variant_label``, ``render``,
+    ``action_name``, ``stats`` and states with a ``result()`` dict) is wrapped so it reads
+    like a Game."""
     try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise PipslabError(f"option {key}={value!r} is not a whole number") from None
-
-
-def _troshin_variant(options):
-    from pipslab.envs.dominoes.variants import troshin
-    return troshin(_int_option(options, "players", 2), bool(options.get("pairs", False)))
-
-
-def _triple_variant(options):
-    from pipslab.envs.dominoes.variants import triple
-    return triple(_int_option(options, "players", 2))
-
-
-def _from_position(options, variant, rng):
-    from pipslab.envs.dominoes.notation import parse_position
-    state = parse_position(options["position"], rng=rng)
-    if state.variant != variant:
-        raise PipslabError(f"the position is {state.variant.name}, not {variant.name} (see --players/--pairs)")
-    return state
-
-
-def _troshin_new_state(rng, options):
-    from pipslab.envs.dominoes.engine import deal
-    from pipslab.envs.dominoes.match import TroshinMatch, new_match
-    variant = _troshin_variant(options)
-    match = bool(options.get("match", False))
-    if options.get("position"):
-        state = _from_position(options, variant, rng if rng is not None else np.random.default_rng(0))
-        if isinstance(state, TroshinMatch) != match:
-            raise PipslabError("a match position (match=…) goes with --match, and --match needs one")
-        return state
-    return new_match(variant, rng) if match else deal(variant, rng)
-
-
-def _troshin_label(options) -> str:
-    return _troshin_variant(options).name + ("-match" if options.get("match") else "")
-
-
-def _troshin_stats(state) -> dict:
-    out = _domino_stats(state)
-    r = state.result()
-    for seat, p in enumerate(r["points"]):
-        out[f"points_{seat}"] = p
-    if r.get("match"):
-        out["hands"] = r["hands"]
-        for team, score in enumerate(r["scores"]):
-            out[f"score_team{team}"] = score
-    return out
-
-
-def _triple_new_state(rng, options):
-    from pipslab.envs.dominoes.engine import deal
-    variant = _triple_variant(options)
-    if options.get("position"):
-        return _from_position(options, variant, rng)
-    return deal(variant, rng)
-
-
-def _triple_stats(state) -> dict:
-    out = _domino_stats(state)
-    r = state.result()
-    for seat in range(len(r["points"])):
-        out[f"winnings_{seat}"] = r["winnings"][seat]
-        out[f"penalties_{seat}"] = r["penalties"][seat]
-        out[f"points_{seat}"] = r["points"][seat]
-        out[f"rank_{seat}"] = r["ranks"][seat]
-    out["winners"] = "+".join(map(str, r["winners"]))
-    return out
-
-
-def _backgammon_gammons(options) -> bool:
-    value = options.get("gammons", True)
-    if isinstance(value, str):
-        if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-            raise PipslabError(f"gammons={value!r}: expected true or false")
-        value = value.lower() in ("true", "1", "yes")
-    return bool(value)
-
-
-def _backgammon_new_state(rng, options):
-    from pipslab.envs.backgammon import BackgammonState, new_game
-    gammons = _backgammon_gammons(options)
-    if options.get("position"):
-        return BackgammonState.from_position_id(options["position"], gammons=gammons)
-    return new_game(rng, gammons=gammons)
-
-
-def _backgammon_render(state) -> str:
-    from pipslab.envs.backgammon.env import render
-    return render(state)
-
-
-def _backgammon_stats(state) -> dict:
-    from pipslab.envs.backgammon import game_stats
-    stats = game_stats(state)
-    return {"gammon": stats["gammon"], "backgammon": stats["backgammon"], "turns": stats["turns"]}
-
-
-GAMES: Dict[str, GameSpec] = {
-    "happy": GameSpec(
-        name="happy",
-        players=lambda options: 2,
-        new_state=_happy_new_state,
-        variant_label=_happy_label,
-        render=_domino_render,
-        action_name=_domino_action_name,
-        stats=_domino_stats,
-    ),
-    "troshin": GameSpec(
-        name="troshin",
-        players=lambda options: _troshin_variant(options).players,
-        new_state=_troshin_new_state,
-        variant_label=_troshin_label,
-        render=_domino_render,
-        action_name=_domino_action_name,
-        stats=_troshin_stats,
-        teams=lambda options: _troshin_variant(options).teams,
-    ),
-    "triple": GameSpec(
-        name="triple",
-        players=lambda options: _triple_variant(options).players,
-        new_state=_triple_new_state,
-        variant_label=lambda options: _triple_variant(options).name,
-        render=_domino_render,
-        action_name=_domino_action_name,
-        stats=_triple_stats,
-    ),
-    "backgammon": GameSpec(
-        name="backgammon",
-        players=lambda options: 2,
-        new_state=_backgammon_new_state,
-        variant_label=lambda options: "backgammon" if _backgammon_gammons(options) else "backgammon-nogammons",
-        render=_backgammon_render,
-        action_name=_domino_action_name,
-        stats=_backgammon_stats,
-    ),
-}
-
-
-def game_spec(name: str) -> GameSpec:
-    try:
-        return GAMES[name]
+        spec = GAMES[name]
     except KeyError:
         raise PipslabError(f"unknown game {name!r}; known: {', '.join(sorted(GAMES))}") from None
+    if isinstance(spec, Game):
+        return spec
+    wrapped = _LEGACY.get(id(spec))
+    if wrapped is None or wrapped.spec is not spec:
+        wrapped = _LEGACY[id(spec)] = _LegacySpec(spec)
+    return wrapped
 
 
-def play_game(spec: GameSpec, options: dict, seat_agents: Sequence[Agent], deal_seed,
+_SCALARS = (numbers.Number, np.bool_, str, type(None))
+_SKIP_RESULT_KEYS = {"winner", "draw", "pips_left", "points", "returns", "winners"}
+_LEGACY: Dict[int, "_LegacySpec"] = {}
+
+
+class _LegacySpec:
+    """A spec of the old shape read through the Game interface: options unchecked, the
+    outcome from the state's ``result()`` dict and the spec's ``stats``."""
+
+    options_spec = ()
+    option_names = ()
+    family = ""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.name = spec.name
+        for attr in ("players", "new_state", "variant_label", "render", "action_name", "stats"):
+            setattr(self, attr, getattr(spec, attr))
+
+    def teams(self, options):
+        teams = getattr(self.spec, "teams", None)
+        return teams(options) if callable(teams) else tuple(range(self.players(options)))
+
+    def resolve(self, options=None) -> dict:
+        return dict(options or {})
+
+    def options_for(self, given=None) -> dict:
+        return dict(given or {})
+
+    def outcome(self, state) -> Outcome:
+        result = state.result()
+        returns = result.get("returns")
+        returns = tuple(state.returns() if returns is None else returns)
+        best = max(returns)
+        winners = () if best == min(returns) else tuple(s for s, r in enumerate(returns) if r == best)
+        points = result.get("points")
+        if isinstance(points, (numbers.Number, np.bool_)):   # one number for the game (backgammon-like)
+            points = tuple(points if s in winners else (-points if winners else 0) for s in range(len(returns)))
+        elif points is not None:
+            points = tuple(points)
+        pips = result.get("pips_left")
+        extra = {k: v for k, v in result.items() if k not in _SKIP_RESULT_KEYS and isinstance(v, _SCALARS)}
+        extra.update(self.spec.stats(state))
+        return Outcome(returns=returns, winners=winners, winner=winners[0] if len(winners) == 1 else None,
+                       draw=not winners, points=points, pips_left=None if pips is None else tuple(pips), extra=extra)
+
+
+def play_game(spec, options: dict, seat_agents: Sequence[Agent], deal_seed,
               agent_seed, on_move: Callable[[object, int, int], None] | None = None):
     """Play one game; returns ``(final_state, moves, seconds)``.
 

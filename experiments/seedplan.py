@@ -22,12 +22,9 @@ from __future__ import annotations
 
 import itertools
 import json
-import numbers
 import time
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
-
-import numpy as np
 
 from pipslab.agents.registry import make_agent
 from pipslab.envs.errors import PipslabError
@@ -154,8 +151,6 @@ class GameRunner:
         self.solo = all(len(u) == 1 for u in self.units) and [u[0] for u in self.units] == list(range(len(self.units)))
         self._keys: Dict[int, dict] = {}
 
-        self._result_keys: Tuple[tuple, list] = ((), [])
-
     def keys(self, n: int) -> dict:
         k = self._keys.get(n)
         if k is None:
@@ -164,15 +159,6 @@ class GameRunner:
                                  "points": [f"points_{s}" for s in range(n)],
                                  "unit_text": [" ".join(map(str, u)) for u in self.units]}
         return k
-
-    def extra_result_keys(self, result: dict) -> list:
-        """The result's other scalar fields (e.g. ``blocked``, ``gammon``), recorded as they are."""
-        names = tuple(result)
-        if names != self._result_keys[0]:
-            extra = [k for k, v in result.items()
-                     if k not in _SKIP_RESULT_KEYS and (v is None or isinstance(v, _SCALARS + (str,)))]
-            self._result_keys = (names, extra)
-        return self._result_keys[1]
 
     def agent(self, k: int, seat: int):
         a = self._agents.get((k, seat))
@@ -203,10 +189,6 @@ class GameRunner:
         return [self.play(i)[0] for i in ids]
 
 
-_SCALARS = (numbers.Number, np.bool_)   # numpy's integers and floats are Numbers too
-_SKIP_RESULT_KEYS = {"winner", "draw", "pips_left", "points", "returns", "winners"}
-
-
 def outcome(unit_returns: Sequence[float]) -> Tuple[str, List[int]]:
     """``("win", [j])`` for a single best unit, ``("draw", [])`` when all are equal,
     ``("shared", [j, ...])`` when several (not all) share the best return."""
@@ -221,10 +203,8 @@ def make_record(runner: GameRunner, game_id, deal, rot, seat_names, deal_seed, a
                 moves, seconds) -> dict:
     task, units, n = runner.task, runner.units, len(seat_names)
     keys = runner.keys(n)
-    result = state.result()
-    returns = result.get("returns")
-    if returns is None:
-        returns = state.returns()
+    out = runner.spec.outcome(state)   # the game's typed Outcome (pipslab.envs.game)
+    returns = out.returns
     if runner.solo and n == 2:   # the common case, inline
         r0, r1 = returns
         kind, top = ("win", [0]) if r0 > r1 else (("win", [1]) if r1 > r0 else ("draw", []))
@@ -248,19 +228,11 @@ def make_record(runner: GameRunner, game_id, deal, rot, seat_names, deal_seed, a
         rec["winner"] = ""
         rec["winners"] = " ".join(map(str, sorted(s for j in top for s in units[j])))
     rec.update(zip(keys["return"], map(float, returns)))
-    pips = result.get("pips_left")
-    if pips is not None:
-        rec.update(zip(keys["pips"], pips))
-    points = result.get("points")
-    if isinstance(points, (list, tuple)):
-        rec.update(zip(keys["points"], points))
-    elif isinstance(points, _SCALARS):   # one number for the hand (backgammon: 1/2/3)
-        winner_seats = {s for j in top for s in units[j]}
-        for s, key in enumerate(keys["points"]):
-            rec[key] = points if s in winner_seats else (-points if kind == "win" else 0)
-    for key in runner.extra_result_keys(result):
-        rec[key] = result[key]
-    rec.update(runner.spec.stats(state))
+    if out.pips_left is not None:
+        rec.update(zip(keys["pips"], out.pips_left))
+    if out.points is not None:
+        rec.update(zip(keys["points"], out.points))
+    rec.update(out.extra)   # the game's own columns; a name already recorded keeps its place
     rec["duration_s"] = round(seconds, 6)
     return rec
 

@@ -1,13 +1,19 @@
 """Backgammon (RULES §5): positions, move generation, GNU BG Position IDs, game state, env.
 
 The rules modules (``board``, ``moves``, ``game``) import no gymnasium/torch/pandas; the
-Gymnasium adapter is ``pipslab.envs.backgammon.env.BackgammonEnv``.
+Gymnasium adapter is ``pipslab.envs.backgammon.env.BackgammonEnv``.  The names below are
+imported on first use (the move generator compiles with numba), so ``import pipslab``
+stays quick: ``from pipslab.envs.backgammon import BackgammonState`` works as ever.
 """
-from .board import Position, position_id, render_position
-from .game import (CHANCE_OUTCOMES, NUM_ACTIONS, PASS, BackgammonState, BackgammonView,
-                   action_name, decode_action, encode_action, game_stats,
-                   new_game, sample_world)
-from .moves import Play, find_play, format_play, legal_checker_moves, legal_plays, parse_play
+import importlib
+
+_EXPORTS = {
+    "board": ("Position", "position_id", "render_position"),
+    "game": ("CHANCE_OUTCOMES", "NUM_ACTIONS", "PASS", "BackgammonState", "BackgammonView", "action_name",
+             "decode_action", "encode_action", "game_stats", "new_game", "sample_world"),
+    "moves": ("Play", "find_play", "format_play", "legal_checker_moves", "legal_plays", "parse_play"),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = [
     "Position", "position_id", "render_position", "CHANCE_OUTCOMES", "NUM_ACTIONS", "PASS",
@@ -15,3 +21,16 @@ __all__ = [
     "game_stats", "new_game", "sample_world", "Play", "find_play", "format_play", "legal_checker_moves", "legal_plays",
     "parse_play",
 ]
+
+
+def __getattr__(name):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

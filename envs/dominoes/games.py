@@ -1,0 +1,188 @@
+"""The domino games' definitions (:class:`pipslab.envs.game.Game`): ``happy``, ``troshin``
+and ``triple``, registered in :data:`pipslab.envs.GAMES` when :mod:`pipslab.envs` is imported.
+
+Everything the harness and the CLI know about these games is here: their options
+(Happy: ``mode``; Troshin: ``players``, ``pairs``, ``match``; Triple: ``players``; all:
+``position``), seats and teams, deals and positions, and what a finished game records
+(:func:`happy_outcome` …: returns, points and pips left per seat, and the columns
+``blocked``, ``passes``, ``draws`` — Troshin adds the match's, Triple its score columns).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping
+
+import numpy as np
+
+from pipslab.envs.errors import PipslabError
+from pipslab.envs.game import Encoder, Game, Option, Outcome, lazy, outcome_from_returns, register_game
+
+from .engine import DRAW, PASS, deal
+from .match import TroshinMatch, new_match
+from .notation import format_position, parse_position, render
+from .variants import happy as happy_variant
+from .variants import triple as triple_variant
+from .variants import troshin as troshin_variant
+
+FAMILY = "dominoes"
+
+
+# ------------------------------------------------------------------ shared
+def _events_columns(state) -> Dict[str, Any]:
+    blocked = passes = draws = 0
+    for e in state.events():
+        if e[0] == PASS:
+            passes += 1
+        elif e[0] == DRAW:
+            draws += 1
+    blocked = bool(state.blocked)
+    return {"blocked": blocked, "passes": passes, "draws": draws}
+
+
+def _render(state) -> str:
+    return render(state)
+
+
+def _action_name(state, action: int) -> str:
+    return state.action_name(action)
+
+
+def _check_variant(state, variant, flags: str):
+    if state.variant != variant:
+        raise PipslabError(f"the position is {state.variant.name}, not {variant.name} (see {flags})")
+    return state
+
+
+def _hand_outcome(state, extra: Dict[str, Any]) -> Outcome:
+    """A hand (Happy, a Troshin hand, Triple): the engine's returns, points and pips."""
+    return outcome_from_returns(state.returns(), state.variant.teams, points=state.points(),
+                                pips_left=state.pips_left(), extra=extra)
+
+
+# ------------------------------------------------------------------ happy
+def happy_outcome(state) -> Outcome:
+    return _hand_outcome(state, _events_columns(state))
+
+
+HAPPY = Game(
+    name="happy",
+    description="Happy Games 2-player dominoes (RULES §2), block or draw mode",
+    options_spec=(Option("mode", str, "block", choices=("block", "draw"), help="Happy dominoes mode",
+                         always=True, flag=True),),
+    seats=2,
+    num_actions=lambda o: happy_variant(o["mode"]).num_actions,
+    label=lambda o: f"happy-{o['mode']}",
+    make_state=lambda rng, o: deal(happy_variant(o["mode"]), rng),
+    parse_position=lambda text, o, rng: _check_variant(parse_position(text), happy_variant(o["mode"]), "--mode"),
+    format_position=format_position,
+    outcome=happy_outcome,
+    render=_render,
+    action_name=_action_name,
+    encoder=lambda o: Encoder(111, lazy("pipslab.envs.dominoes.env:encode_view")),
+    family=FAMILY,
+    env_id="pipslab/HappyDominoes-v0",
+    env_entry="pipslab.envs.dominoes.env:HappyDominoesEnv",
+)
+
+
+# ------------------------------------------------------------------ troshin
+_PLAYERS = Option("players", int, 2, low=2, high=4, help="seats, for games that take 2-4 players", flag=True)
+
+
+def _troshin(o: Mapping[str, Any]):
+    return troshin_variant(o["players"], o["pairs"])
+
+
+def _troshin_state(rng, o):
+    variant = _troshin(o)
+    return new_match(variant, rng) if o["match"] else deal(variant, rng)
+
+
+def _troshin_position(text, o, rng):
+    state = parse_position(text, rng=rng if rng is not None else np.random.default_rng(0))
+    _check_variant(state, _troshin(o), "--players/--pairs")
+    if isinstance(state, TroshinMatch) != bool(o["match"]):
+        raise PipslabError("a match position (match=…) goes with --match, and --match needs one")
+    return state
+
+
+def troshin_outcome(state) -> Outcome:
+    """A hand: as Happy, with Troshin's points of each seat's side.  A match: the match's
+    returns, the sides' cumulative scores as points, the last hand's pips, and the columns
+    ``match``, ``hands``, ``match_winner`` (a team), ``score_team<t>``."""
+    if not isinstance(state, TroshinMatch):
+        extra = _events_columns(state)
+        extra.update((f"points_{seat}", p) for seat, p in enumerate(state.points()))
+        return _hand_outcome(state, extra)
+    r = state.result()
+    extra = {"blocked": bool(state.blocked), "match": True, "hands": r["hands"], "match_winner": r["match_winner"]}
+    extra.update(_events_columns(state))
+    extra.update((f"points_{seat}", p) for seat, p in enumerate(r["points"]))
+    extra.update((f"score_team{team}", score) for team, score in enumerate(r["scores"]))
+    return outcome_from_returns(r["returns"], state.variant.teams, points=r["points"], pips_left=r["pips_left"],
+                                extra=extra)
+
+
+TROSHIN = Game(
+    name="troshin",
+    description="Troshin's draw game (RULES §3) for 2-4 players or two pairs, a hand or a match to 100",
+    options_spec=(_PLAYERS,
+                  Option("pairs", bool, False, help="four players as two pairs (partners opposite)", flag=True),
+                  Option("match", bool, False, help="Troshin: a game is a whole match to 100", flag=True)),
+    seats=lambda o: o["players"],
+    team_of=lambda o: _troshin(o).teams,
+    check=_troshin,
+    num_actions=lambda o: _troshin(o).num_actions,
+    label=lambda o: _troshin(o).name + ("-match" if o["match"] else ""),
+    make_state=_troshin_state,
+    parse_position=_troshin_position,
+    format_position=format_position,
+    outcome=troshin_outcome,
+    render=_render,
+    action_name=_action_name,
+    encoder=lambda o: Encoder(191, lazy("pipslab.envs.dominoes.troshin_env:encode_troshin_view")),
+    family=FAMILY,
+    env_id="pipslab/TroshinDominoes-v0",
+    env_entry="pipslab.envs.dominoes.troshin_env:TroshinDominoesEnv",
+)
+
+
+# ------------------------------------------------------------------ triple
+def triple_outcome(state) -> Outcome:
+    """Returns split among the seats ranked first; points = winnings − penalties; columns
+    ``winnings_<s>``, ``penalties_<s>``, ``rank_<s>`` and ``winners`` (``"0+2"``)."""
+    extra = _events_columns(state)
+    r = state.result()
+    for seat in range(len(r["points"])):
+        extra[f"winnings_{seat}"] = r["winnings"][seat]
+        extra[f"penalties_{seat}"] = r["penalties"][seat]
+        extra[f"points_{seat}"] = r["points"][seat]
+        extra[f"rank_{seat}"] = r["ranks"][seat]
+    extra["winners"] = "+".join(map(str, r["winners"]))
+    return outcome_from_returns(r["returns"], state.variant.teams, points=r["points"], pips_left=r["pips_left"],
+                                extra=extra)
+
+
+TRIPLE = Game(
+    name="triple",
+    description="Triple domino for luck (RULES §4), 2-4 players, spinner layout",
+    options_spec=(_PLAYERS,),
+    seats=lambda o: o["players"],
+    check=lambda o: triple_variant(o["players"]),
+    num_actions=lambda o: triple_variant(o["players"]).num_actions,
+    label=lambda o: triple_variant(o["players"]).name,
+    make_state=lambda rng, o: deal(triple_variant(o["players"]), rng),
+    parse_position=lambda text, o, rng: _check_variant(parse_position(text, rng=rng), triple_variant(o["players"]),
+                                                       "--players/--pairs"),
+    format_position=format_position,
+    outcome=triple_outcome,
+    render=_render,
+    action_name=_action_name,
+    encoder=lambda o: Encoder(220, lazy("pipslab.envs.dominoes.triple_env:encode_triple_view")),
+    family=FAMILY,
+    env_id="pipslab/TripleDominoes-v0",
+    env_entry="pipslab.envs.dominoes.triple_env:TripleDominoesEnv",
+)
+
+
+for _game in (HAPPY, TROSHIN, TRIPLE):
+    register_game(_game, replace=True)

@@ -1,0 +1,450 @@
+"""What a game is: the one typed definition every other layer derives from.
+
+A :class:`Game` says everything the harness, the CLI, the agents' registry and the
+Gymnasium adapters need to know about a game, without any of them naming it:
+
+* its **name** and **options** — each an :class:`Option` with a type, a default and the
+  values it allows; :meth:`Game.resolve` checks a dict of options (unknown names refused)
+  and fills in the defaults;
+* its **seats and teams** for those options;
+* a **new state** from a random generator (or from a position string, when the game has
+  a notation: the ``position`` option), and how to **format** a state as a position;
+* how to **render** a state as text and **name** an action; the **number of actions**;
+* the **observation encoder** of a seat's view (for the Gymnasium adapters);
+* the :class:`Outcome` of a finished state: who won (a seat, a team, or a draw), every
+  seat's return, points and pips left, and the game's own named columns (``blocked``,
+  ``gammon``, ``penalties_0`` …) — typed, in place of the engines' ``result()`` dicts whose
+  ``winner`` meant a seat in one game and a team in another.
+
+``GAMES`` is the registry: name -> :class:`Game`.  The built-in games register themselves
+from their own modules (:mod:`pipslab.envs.dominoes.games`,
+:mod:`pipslab.envs.backgammon.games`) when :mod:`pipslab.envs` is imported; any other
+module can add one with :func:`register_game` (``pipslab tournament GAME --import MODULE``
+then finds it).
+
+:class:`State` and :class:`View` are the protocols the engines satisfy and the one game
+loop, the search agents and the generic env read.
+
+This is a rules module: numpy only, nothing of gymnasium, torch, pandas, matplotlib, the
+agents or the experiments.
+"""
+from __future__ import annotations
+
+import importlib
+import numbers
+from dataclasses import dataclass, field
+from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple, Union,
+                    runtime_checkable)
+
+import numpy as np
+
+from .errors import PipslabError
+
+__all__ = ["Option", "Outcome", "Encoder", "Game", "State", "View", "GAMES", "register_game", "get_game",
+           "outcome_from_returns", "lazy"]
+
+
+# ------------------------------------------------------------------ protocols
+@runtime_checkable
+class View(Protocol):
+    """What one seat may see of a state (``state.observe(seat)``).  Engines add their own
+    fields (hand, open ends, board …); the protocol asks only whose view it is."""
+
+    player: int
+
+
+@runtime_checkable
+class State(Protocol):
+    """A game state as the game loop, search and the generic env drive it.
+
+    Chance is explicit: while ``is_chance`` the next step is ``apply_chance(rng)`` (dice, a
+    deal) instead of a seat's action.  ``returns()`` is zero until the end.  ``clone`` is
+    cheap (no deepcopy)."""
+
+    @property
+    def is_terminal(self) -> bool: ...
+
+    @property
+    def is_chance(self) -> bool: ...
+
+    @property
+    def current_player(self) -> int: ...
+
+    @property
+    def num_actions(self) -> int: ...
+
+    def legal_actions(self) -> Sequence[int]: ...
+
+    def apply(self, action: int) -> Any: ...
+
+    def apply_chance(self, rng: np.random.Generator) -> Any: ...
+
+    def observe(self, player: int) -> Any: ...
+
+    def returns(self) -> Sequence[float]: ...
+
+    def clone(self) -> "State": ...
+
+
+# ------------------------------------------------------------------ options
+_TRUE = ("true", "1", "yes")
+_FALSE = ("false", "0", "no")
+_TYPE_NAMES = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a game.
+
+    ``type`` is ``bool``, ``int``, ``float`` or ``str``; ``choices`` lists the allowed
+    values, ``low``/``high`` bound a number (inclusive).  ``default=None`` means "not set".
+    ``always``: the option is written into every run's options (records, ``run.json``) with
+    its default when not given (Happy's ``mode``); the others are recorded only when given.
+    ``flag``: the CLI (``pipslab play/tournament``) has ``--NAME`` for it; every option can
+    also be given as ``--option NAME=VALUE``."""
+
+    name: str
+    type: type = str
+    default: Any = None
+    choices: Optional[Tuple[Any, ...]] = None
+    low: Optional[float] = None
+    high: Optional[float] = None
+    help: str = ""
+    always: bool = False
+    flag: bool = False
+
+    def validate(self, value: Any) -> Any:
+        """The value as ``type`` (``"3"`` -> 3, ``"false"`` -> False); a
+        :class:`PipslabError` naming the option when it is not allowed."""
+        if value is None:
+            return None
+        what = f"option {self.name}={value!r}"
+        t = self.type
+        if t is bool:
+            if isinstance(value, (bool, np.bool_)):
+                out = bool(value)
+            elif isinstance(value, numbers.Integral) and value in (0, 1):
+                out = bool(value)
+            elif isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+                out = value.strip().lower() in _TRUE
+            else:
+                raise PipslabError(f"{what}: expected true or false")
+        elif t is int:
+            try:
+                out = int(value)
+                if isinstance(value, float) and out != value or isinstance(value, (bool, np.bool_)):
+                    raise ValueError
+            except (TypeError, ValueError):
+                raise PipslabError(f"{what} is not a whole number") from None
+        elif t is float:
+            try:
+                out = float(value)
+            except (TypeError, ValueError):
+                raise PipslabError(f"{what} is not a number") from None
+        else:
+            out = value if isinstance(value, t) else t(value)
+        if self.choices is not None and out not in self.choices:
+            raise PipslabError(f"{what}: expected {' or '.join(map(repr, self.choices))}")
+        if self.low is not None and out < self.low or self.high is not None and out > self.high:
+            raise PipslabError(f"{what}: expected {self.low}..{self.high}")
+        return out
+
+    def describe(self) -> str:
+        """One line for ``--help``: the help text, the allowed values, the default."""
+        parts = [self.help or self.name]
+        if self.choices is not None:
+            parts.append("|".join(map(str, self.choices)))
+        elif self.low is not None or self.high is not None:
+            parts.append(f"{self.low}..{self.high}")
+        if self.default is not None:
+            parts.append(f"default {str(self.default).lower() if self.type is bool else self.default}")
+        return parts[0] + (f" ({', '.join(parts[1:])})" if len(parts) > 1 else "")
+
+
+POSITION = Option("position", str, help="start from this position string instead of a fresh deal")
+
+
+# ------------------------------------------------------------------ outcome
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended, per seat.
+
+    ``winners``: the seats that won (partners alike; several seats can share a win).
+    ``winner``: the seat, when exactly one seat won; ``team``: the winning team (index in
+    :meth:`Game.teams`), when the winners are one team; ``draw``: nobody won.  ``returns``,
+    ``points`` and ``pips_left`` are per seat (``pips_left`` None in games without pips).
+    ``extra``: the game's own named columns in the order they are recorded (``blocked``,
+    ``gammon``, ``penalties_0`` …)."""
+
+    returns: Tuple[float, ...]
+    winners: Tuple[int, ...] = ()
+    winner: Optional[int] = None
+    team: Optional[int] = None
+    draw: bool = False
+    points: Optional[Tuple[Any, ...]] = None
+    pips_left: Optional[Tuple[Any, ...]] = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+
+def outcome_from_returns(returns: Sequence[float], teams: Sequence[int], points: Optional[Sequence] = None,
+                         pips_left: Optional[Sequence] = None, extra: Optional[Dict[str, Any]] = None) -> Outcome:
+    """The :class:`Outcome` whose winners are the seats of the team(s) with the best return
+    (nobody when every team has the same), ``points`` defaulting to the returns."""
+    returns = tuple(returns)
+    if len(returns) == 2 and teams[0] != teams[1]:   # the common case, inline
+        r0, r1 = returns
+        winners: Tuple[int, ...] = (0,) if r0 > r1 else ((1,) if r1 > r0 else ())
+    else:
+        by_team: Dict[int, float] = {}
+        for seat, t in enumerate(teams):
+            by_team.setdefault(t, returns[seat])
+        best, worst = max(by_team.values()), min(by_team.values())
+        winners = () if best == worst else tuple(s for s, t in enumerate(teams) if by_team[t] == best)
+    won_teams = {teams[s] for s in winners}
+    return Outcome(returns=returns, winners=winners, winner=winners[0] if len(winners) == 1 else None,
+                   team=next(iter(won_teams)) if len(won_teams) == 1 else None, draw=not winners,
+                   points=tuple(returns if points is None else points),
+                   pips_left=None if pips_left is None else tuple(pips_left), extra=dict(extra or {}))
+
+
+# ------------------------------------------------------------------ the definition
+def lazy(ref: str) -> Callable:
+    """A callable standing for ``"package.module:name"``, imported on its first call.  Lets a
+    rules module name a function of an adapter module (an observation encoder that lives
+    beside a Gymnasium env) without importing it."""
+    target: List[Callable] = []
+
+    def call(*args, **kwargs):
+        if not target:
+            module, _, name = ref.partition(":")
+            obj = importlib.import_module(module)
+            for part in name.split("."):
+                obj = getattr(obj, part)
+            target.append(obj)
+        return target[0](*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = f"lazy({ref})"
+    call.ref = ref
+    return call
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """A seat's observation: ``encode(view) -> float32[size]`` with values in ``[low, high]``."""
+
+    size: int
+    encode: Callable[[Any], np.ndarray]
+    low: float = 0.0
+    high: float = 1.0
+
+
+def _action_name(state, action: int) -> str:
+    name = getattr(state, "action_name", None)
+    return name(action) if callable(name) else str(action)
+
+
+IntOrFn = Union[int, Callable[[Mapping[str, Any]], int]]
+
+
+def _call(value, options):
+    return value(options) if callable(value) else value
+
+
+@dataclass(frozen=True, eq=False)
+class Game:
+    """A game's definition (see the module docstring).
+
+    The callables that take options get them resolved (:meth:`resolve`: every option
+    present, validated, defaults filled in); the public methods resolve first, so callers
+    pass the options as the user gave them.
+
+    ``make_state(rng, options)`` deals a new game from ``rng`` (a ``numpy`` Generator).
+    ``parse_position(text, options, rng)`` builds a state from a position string (and checks
+    it is one of this game with these options); with it the game takes the ``position``
+    option.  ``outcome(state)`` describes a finished state.  ``seats``, ``num_actions`` are
+    numbers or functions of the options; ``teams(options)`` maps seat -> team (default:
+    one team per seat).  ``check(options)`` checks the options together (``pairs`` needs 4
+    ``players``).  ``label(options)`` names the variant (``happy-block``); default: the name.
+    ``encoder(options)`` gives the seats' :class:`Encoder`.  ``family`` groups games that
+    share agents (``"dominoes"``).  ``env_id``/``env_entry``: the Gymnasium id and
+    ``"module:Class"`` (``envs.generic_env.GameEnv`` when only ``env_id`` is given)."""
+
+    name: str
+    make_state: Callable[[Optional[np.random.Generator], Mapping[str, Any]], Any]
+    outcome: Callable[[Any], Outcome]
+    options_spec: Tuple[Option, ...] = ()
+    seats: IntOrFn = 2
+    team_of: Optional[Callable[[Mapping[str, Any]], Tuple[int, ...]]] = None
+    num_actions: IntOrFn = 0
+    check: Optional[Callable[[Mapping[str, Any]], None]] = None
+    label: Optional[Callable[[Mapping[str, Any]], str]] = None
+    parse_position: Optional[Callable[[str, Mapping[str, Any], Any], Any]] = None
+    format_position: Optional[Callable[[Any], str]] = None
+    render: Callable[[Any], str] = repr
+    action_name: Callable[[Any, int], str] = _action_name
+    encoder: Optional[Callable[[Mapping[str, Any]], Encoder]] = None
+    family: str = ""
+    env_id: Optional[str] = None
+    env_entry: Optional[str] = None
+    description: str = ""
+
+    def __post_init__(self):
+        opts = tuple(self.options_spec)
+        if self.parse_position is not None and all(o.name != "position" for o in opts):
+            opts = opts + (POSITION,)
+        names = [o.name for o in opts]
+        if len(set(names)) != len(names):
+            raise PipslabError(f"game {self.name!r}: an option is given twice in {names}")
+        object.__setattr__(self, "options_spec", opts)
+        object.__setattr__(self, "_by_name", {o.name: o for o in opts})
+        object.__setattr__(self, "_resolved", {})
+
+    # ------------------------------------------------------------------ options
+    @property
+    def option_names(self) -> Tuple[str, ...]:
+        return tuple(o.name for o in self.options_spec)
+
+    def option(self, name: str) -> Option:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            known = ", ".join(self.option_names) or "none"
+            raise PipslabError(f"{self.name} has no option {name!r} (its options: {known})") from None
+
+    def resolve(self, options: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """Every option of the game, validated, defaults filled in.  Unknown names are
+        refused with one line naming them.  (Cached per distinct options: the game loop
+        calls this once a game.)"""
+        options = options or {}
+        try:
+            key = tuple(sorted(options.items()))
+            hit = self._resolved.get(key)
+        except TypeError:   # unhashable values: no cache
+            key, hit = None, None
+        if hit is not None:
+            return dict(hit)
+        out = {}
+        for name, value in options.items():
+            out[name] = self.option(name).validate(value)
+        for o in self.options_spec:
+            if out.get(o.name) is None:
+                out[o.name] = o.default
+        if self.check is not None:
+            self.check(out)
+        if key is not None and len(self._resolved) < 256:
+            self._resolved[key] = dict(out)
+        return out
+
+    def options_for(self, given: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """The options as a run records them: the ``always`` options (with their defaults
+        when not given), then the given ones as given."""
+        out = {o.name: o.default for o in self.options_spec if o.always}
+        out.update(given or {})
+        return out
+
+    # ------------------------------------------------------------------ seats
+    def players(self, options: Optional[Mapping[str, Any]] = None) -> int:
+        return int(_call(self.seats, self.resolve(options)))
+
+    def teams(self, options: Optional[Mapping[str, Any]] = None) -> Tuple[int, ...]:
+        """seat -> team; partners share one (default: one team per seat)."""
+        opts = self.resolve(options)
+        if self.team_of is None:
+            return tuple(range(int(_call(self.seats, opts))))
+        return tuple(self.team_of(opts))
+
+    def actions(self, options: Optional[Mapping[str, Any]] = None) -> int:
+        """The number of action ids (the action space's size)."""
+        return int(_call(self.num_actions, self.resolve(options)))
+
+    def variant_label(self, options: Optional[Mapping[str, Any]] = None) -> str:
+        opts = self.resolve(options)
+        return self.label(opts) if self.label is not None else self.name
+
+    # ------------------------------------------------------------------ states
+    def new_state(self, rng: Optional[np.random.Generator], options: Optional[Mapping[str, Any]] = None):
+        """A new game dealt from ``rng`` — or, with the ``position`` option, that position."""
+        opts = self.resolve(options)
+        position = opts.get("position")
+        if position:
+            return self.parse_position(position, opts, rng)
+        return self.make_state(rng, opts)
+
+    def parse(self, text: str, options: Optional[Mapping[str, Any]] = None, rng=None):
+        if self.parse_position is None:
+            raise PipslabError(f"{self.name} has no position notation")
+        return self.parse_position(text, self.resolve(options), rng)
+
+    def format(self, state) -> str:
+        if self.format_position is None:
+            raise PipslabError(f"{self.name} has no position notation")
+        return self.format_position(state)
+
+    def stats(self, state) -> Dict[str, Any]:
+        """The game's own per-game columns (``Outcome.extra``)."""
+        return dict(self.outcome(state).extra)
+
+    def observation_encoder(self, options: Optional[Mapping[str, Any]] = None) -> Encoder:
+        if self.encoder is None:
+            raise PipslabError(f"{self.name} defines no observation encoder")
+        return self.encoder(self.resolve(options))
+
+
+# ------------------------------------------------------------------ registry
+class GameRegistry(dict):
+    """name -> :class:`Game`.  :meth:`register` adds one and tells the listeners (the
+    Gymnasium id registration in :mod:`pipslab.envs`)."""
+
+    def __init__(self):
+        super().__init__()
+        self._listeners: List[Callable[[Game], None]] = []
+
+    def register(self, game: Game, replace: bool = False) -> Game:
+        if not isinstance(game, Game):
+            raise PipslabError(f"register_game takes a Game, got {type(game).__name__}")
+        old = self.get(game.name)
+        if old is not None and old is not game and not replace:
+            raise PipslabError(f"a game named {game.name!r} is already registered")
+        self[game.name] = game
+        for listener in self._listeners:
+            listener(game)
+        return game
+
+    def on_register(self, listener: Callable[[Game], None]) -> None:
+        """Call ``listener(game)`` for every game registered so far and from now on."""
+        self._listeners.append(listener)
+        for game in list(self.values()):
+            if isinstance(game, Game):
+                listener(game)
+
+    def get_game(self, name: str):
+        try:
+            return self[name]
+        except KeyError:
+            raise PipslabError(f"unknown game {name!r}; known: {', '.join(sorted(self))}") from None
+
+    def family(self, family: str) -> List[str]:
+        """The names of the registered games of a family, in registration order."""
+        return [n for n, g in self.items() if getattr(g, "family", "") == family]
+
+    def flag_options(self) -> Dict[str, List[Tuple[str, Option]]]:
+        """Option name -> ``[(game, option), …]`` over every game with ``--NAME`` flags."""
+        out: Dict[str, List[Tuple[str, Option]]] = {}
+        for name, game in self.items():
+            for o in getattr(game, "options_spec", ()):
+                if o.flag:
+                    out.setdefault(o.name, []).append((name, o))
+        return out
+
+
+GAMES = GameRegistry()
+
+
+def register_game(game: Game, replace: bool = False) -> Game:
+    """Add ``game`` to :data:`GAMES` (``replace`` a game of the same name)."""
+    return GAMES.register(game, replace=replace)
+
+
+def get_game(name: str) -> Game:
+    """``GAMES[name]``, or one line naming the known games."""
+    return GAMES.get_game(name)
