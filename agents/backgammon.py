@@ -245,6 +245,11 @@ class HumanBackgammonAgent(AfterstateAgent):
                 self._write(str(exc))
 
 
+@register("human", games=["backgammon"])   # the domino games' human is in agents/human.py
+def _make_human(game: str) -> HumanBackgammonAgent:
+    return HumanBackgammonAgent()
+
+
 @register("pubeval", games=["backgammon"])
 def _make_pubeval(game: str) -> PubevalAgent:
     return PubevalAgent()

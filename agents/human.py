@@ -1,11 +1,13 @@
-"""``human``: asks a person on the terminal for each move (dominoes here; backgammon in
-:class:`pipslab.agents.backgammon.HumanBackgammonAgent`)."""
+"""``human``: asks a person on the terminal for each move (the domino games here; backgammon
+registers its own ``human``, :class:`pipslab.agents.backgammon.HumanBackgammonAgent`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from pipslab.envs.dominoes.engine import action_name
 from pipslab.envs.dominoes.tiles import format_tiles, tiles_of
+
+from pipslab.envs.game import GAMES
 
 from .base import Agent, Observation
 from .registry import register
@@ -32,9 +34,6 @@ class HumanAgent(Agent):
             self._write(f"{answer!r} is not legal here")
 
 
-@register("human", games=["happy", "troshin", "triple", "backgammon"])
+@register("human", games=GAMES.family("dominoes"))
 def _make_human(game: str):
-    if game == "backgammon":
-        from .backgammon import HumanBackgammonAgent
-        return HumanBackgammonAgent()
     return HumanAgent()

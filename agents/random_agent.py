@@ -15,6 +15,6 @@ class RandomAgent(Agent):
         return legal[int(rng.integers(len(legal)))] if len(legal) > 1 else legal[0]
 
 
-@register("random", games=["happy", "troshin", "triple", "backgammon"])
+@register("random", games=None)   # every game in pipslab.envs.GAMES
 def _make_random(game: str) -> RandomAgent:
     return RandomAgent()

@@ -2,28 +2,53 @@
 
 A spec is ``NAME`` or ``NAME:key=value,key=value``; values are parsed as int, float,
 bool or left as strings.  Every agent module registers its factories here with
-:func:`register`; a factory is called as ``factory(game, **params)``.
+:func:`register`; a factory is called as ``factory(game, **params)``.  Game names are
+those of :data:`pipslab.envs.GAMES`; an agent registered with ``games=None`` (``random``)
+plays every game there, also games registered later.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, Tuple
+from typing import Callable, Dict, Iterable, Optional, Tuple
 
 from pipslab.envs.errors import PipslabError
+from pipslab.envs.game import GAMES
 
 from .base import Agent
 
 Factory = Callable[..., Agent]
-_REGISTRY: Dict[str, Tuple[Factory, frozenset]] = {}
+_REGISTRY: Dict[str, Tuple[Factory, Optional[frozenset]]] = {}
 
 
-def register(name: str, games: Iterable[str]) -> Callable[[Factory], Factory]:
-    """Decorator: make ``factory`` available as ``name`` for the given games."""
+def register(name: str, games: Optional[Iterable[str]] = None) -> Callable[[Factory], Factory]:
+    """Decorator: make ``factory`` available as ``name`` for the given games (``None``: for
+    every game).  Registering a name again for games it did not play yet adds them, with
+    this factory for those games (``human``: the dominoes module's for the domino games,
+    the backgammon module's for backgammon); otherwise the new factory replaces the old."""
 
     def deco(factory: Factory) -> Factory:
-        _REGISTRY[name] = (factory, frozenset(games))
+        new = None if games is None else frozenset(games)
+        old = _REGISTRY.get(name)
+        if old is not None and new is not None and old[1] is not None and not new & old[1]:
+            table = dict(getattr(old[0], "per_game", None) or {g: old[0] for g in old[1]})
+            table.update((g, factory) for g in new)
+            _REGISTRY[name] = (_per_game(table), old[1] | new)
+        else:
+            _REGISTRY[name] = (factory, new)
         return factory
 
     return deco
+
+
+def _per_game(table: Dict[str, Factory]) -> Factory:
+    def factory(game: str, **params) -> Agent:
+        return table[game](game, **params)
+
+    factory.per_game = table
+    return factory
+
+
+def _plays(games: Optional[frozenset], game: str) -> bool:
+    return game in GAMES if games is None else game in games
 
 
 def parse_value(text: str):
@@ -53,17 +78,19 @@ def parse_spec(spec: str) -> Tuple[str, dict]:
 
 def agent_names(game: str | None = None) -> list:
     _load_builtin()
-    return sorted(n for n, (_, games) in _REGISTRY.items() if game is None or game in games)
+    return sorted(n for n, (_, games) in _REGISTRY.items() if game is None or _plays(games, game))
 
 
 def make_agent(spec: str, game: str) -> Agent:
     _load_builtin()
+    if game not in GAMES:
+        raise PipslabError(f"unknown game {game!r}; known: {', '.join(sorted(GAMES))}")
     name, params = parse_spec(spec)
     if name not in _REGISTRY:
         raise PipslabError(
             f"unknown agent {name!r} for {game}; known: {', '.join(agent_names(game))}")
     factory, games = _REGISTRY[name]
-    if game not in games:
+    if not _plays(games, game):
         raise PipslabError(
             f"agent {name!r} does not play {game}; agents for {game}: {', '.join(agent_names(game))}")
     try:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numbers
 import time
-from typing import Callable, Dict, List, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -24,7 +24,8 @@ from pipslab.agents.base import Agent, Observation
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES, Game, Outcome
 
-__all__ = ["GAMES", "Game", "game_spec", "play_game", "seat_names"]
+__all__ = ["GAMES", "Game", "game_spec", "play_game", "seat_names", "add_option_flags", "flag_options_given",
+           "parse_option_items"]
 
 
 def game_spec(name: str):
@@ -124,3 +125,63 @@ def play_game(spec, options: dict, seat_agents: Sequence[Agent], deal_seed,
 
 def seat_names(agents: List[Agent]) -> List[str]:
     return [a.name for a in agents]
+
+
+# ------------------------------------------------------------------ option flags of the CLI
+def add_option_flags(parser) -> List[str]:
+    """``--NAME`` for every option a registered game marks ``flag`` (``--mode``, ``--players``,
+    ``--pairs``, ``--match`` for the built-in games): a switch for a true/false option, else a
+    typed value (with the allowed values when every game with that option lists them).
+    Given or not is told by ``None``; each game checks its own options when the run starts.
+    Returns the flags' names."""
+    import argparse
+    added = []
+    for name, entries in GAMES.flag_options().items():
+        opt = entries[0][1]
+        games = ", ".join(g for g, _ in entries)
+        texts = []
+        for _, o in entries:
+            text = o.describe()
+            if text not in texts:
+                texts.append(text)
+        help_text = f"{games}: {'; '.join(texts)}"
+        kwargs: dict = dict(default=None, dest=name, help=help_text.replace("%", "%%"))
+        if opt.type is bool:
+            kwargs["action"] = "store_true"
+        else:
+            kwargs["type"] = opt.type
+            if all(o.choices is not None for _, o in entries):
+                kwargs["choices"] = list(dict.fromkeys(c for _, o in entries for c in o.choices))
+            else:
+                kwargs["metavar"] = name.upper()
+        try:
+            parser.add_argument(f"--{name.replace('_', '-')}", **kwargs)
+        except argparse.ArgumentError:   # the command has its own flag of that name
+            continue
+        added.append(name)
+    return added
+
+
+def flag_options_given(ns, config: Optional[dict] = None) -> Dict[str, object]:
+    """The game options given with ``--NAME`` flags (or, failing that, a config file's
+    ``NAME = …`` keys), each checked by the option's type (the first game's that has it)."""
+    out: Dict[str, object] = {}
+    for name, entries in GAMES.flag_options().items():
+        value = getattr(ns, name, None)
+        if value is None and config:
+            value = config.get(name)
+        if value is not None:
+            out[name] = entries[0][1].validate(value)
+    return out
+
+
+def parse_option_items(items) -> Dict[str, object]:
+    """``["gammons=false", "players=3"]`` (``--option KEY=VALUE``) -> ``{"gammons": False, "players": 3}``."""
+    from pipslab.agents.registry import parse_value
+    out: Dict[str, object] = {}
+    for item in items or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise PipslabError(f"bad --option {item!r}: expected KEY=VALUE")
+        out[key.strip()] = parse_value(value.strip())
+    return out

@@ -28,9 +28,10 @@
 * **Resumable**: ``--resume`` continues an interrupted run in the same folder with the
   same seed plan — no game is played twice or lost.  Ctrl-C stops cleanly and prints the
   command that resumes.
-* **Config files**: ``--config FILE.toml`` (keys as the flags: ``game, mode, agents,
-  games, seed, format, hero, duplicate, workers, backend, out, players, pairs, options,
-  imports``); flags given on the command line win.  Ready ones: ``experiments/configs/``.
+* **Config files**: ``--config FILE.toml`` (keys as the flags: ``game, agents, games,
+  seed, format, hero, duplicate, workers, backend, out, options, imports`` and the games'
+  option flags — ``mode, players, pairs, match``, from :data:`pipslab.envs.GAMES`); flags
+  given on the command line win.  Ready ones: ``experiments/configs/``.
 
 With no arguments it runs the embedded default: Happy block dominoes, ``random``,
 ``heaviest`` and ``suits``, 600 games, seed 0.
@@ -50,12 +51,11 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import pandas as pd
 from tqdm import tqdm
 
-from pipslab.agents.registry import parse_value
 from pipslab.envs.errors import PipslabError
 
 from .files import atomic_write_json, atomic_write_text
 from .executors import BACKENDS, chunked, default_workers, make_executor
-from .games import game_spec
+from .games import add_option_flags, flag_options_given, game_spec, parse_option_items
 from .ratings import wilson_interval  # noqa: F401  (re-exported: tests and notebooks import it here)
 from .seedplan import FORMATS, Plan, Task, game_units, options_json
 from .summary import (format_table, head_to_head, pairwise_rows, pip_margins, ratings_table, summarize,
@@ -73,7 +73,7 @@ class TournamentArgs:
     games: int = 600
     seed: int = 0
     out: Optional[str] = None
-    mode: str = "block"
+    mode: Optional[str] = None          # Happy's --mode, as a field (default: the game's own default)
     duplicate: bool = True
     progress: bool = True
     fmt: str = "round-robin"
@@ -82,16 +82,18 @@ class TournamentArgs:
     backend: str = "process"
     resume: bool = False
     plots: bool = True
-    extra_options: Dict[str, object] = field(default_factory=dict)   # --players, --pairs, --option
+    extra_options: Dict[str, object] = field(default_factory=dict)   # --players, --pairs, --match, --option
     imports: Tuple[str, ...] = ()       # modules to import first (they may register agents)
     fsync_every_s: float = 1.0
     bootstrap: int = 200
     config: Optional[str] = None        # only to reproduce the command line
 
     def options(self) -> dict:
-        opts = {"mode": self.mode} if self.game == "happy" else {}
-        opts.update(self.extra_options)
-        return opts
+        """The game's options as the run records them (the game's ``always`` options with
+        their defaults, then those given)."""
+        given = {} if self.mode is None else {"mode": self.mode}
+        given.update(self.extra_options)
+        return game_spec(self.game).options_for(given)
 
     def label(self) -> str:
         return game_spec(self.game).variant_label(self.options())
@@ -103,10 +105,14 @@ class TournamentArgs:
         """The command line that runs (or resumes) this tournament."""
         parts = ["pipslab", "tournament", self.game, "--agents", ",".join(self.agents),
                  "--games", str(self.games), "--seed", str(self.seed), "--out", str(self.out_dir())]
-        if self.game == "happy":
-            parts += ["--mode", self.mode]
+        opts = self.options()
+        shown = [o.name for o in game_spec(self.game).options_spec if o.always and o.flag]   # e.g. --mode
+        for key in shown:
+            value = opts[key]
+            parts += [f"--{key}"] if value is True else ([] if value is False else [f"--{key}", str(value)])
         for key, value in self.extra_options.items():
-            parts += ["--option", f"{key}={json.dumps(value) if isinstance(value, bool) else value}"]
+            if key not in shown:
+                parts += ["--option", f"{key}={json.dumps(value) if isinstance(value, bool) else value}"]
         if self.fmt != "round-robin":
             parts += ["--format", self.fmt]
         if self.hero:
@@ -145,12 +151,16 @@ class TournamentResult:
 
 
 def split_agent_list(text: str) -> List[str]:
-    """``"pimc:samples=50,time=1,random"`` -> ``["pimc:samples=50,time=1", "random"]``."""
+    """``"pimc:samples=50,time=1,random"`` -> ``["pimc:samples=50,time=1", "random"]``.  A
+    ``key=value`` token continues the agent before it, its value may hold a colon
+    (``expectimax:plies=1,eval=rollout:4,pubeval`` is two agents); ``name:key=value``
+    starts a new one."""
     specs: List[str] = []
     for tok in (t.strip() for t in text.split(",")):
         if not tok:
             raise PipslabError(f"empty agent name in {text!r}")
-        if "=" in tok and ":" not in tok and specs and ":" in specs[-1]:
+        eq, colon = tok.find("="), tok.find(":")
+        if eq > 0 and (colon < 0 or eq < colon) and specs and ":" in specs[-1]:
             specs[-1] += "," + tok
         else:
             specs.append(tok)
@@ -426,8 +436,14 @@ def _write_tables(args: TournamentArgs, games_df: pd.DataFrame, units, label: st
 
 
 # ------------------------------------------------------------------ config files
-_CONFIG_KEYS = {"game", "mode", "agents", "games", "seed", "format", "hero", "duplicate", "workers", "backend",
-                "out", "players", "pairs", "match", "options", "imports", "plots", "progress"}
+_RUN_KEYS = {"game", "agents", "games", "seed", "format", "hero", "duplicate", "workers", "backend",
+             "out", "options", "imports", "plots", "progress"}
+
+
+def config_keys() -> set:
+    """The run's keys and the games' flag options (``mode``, ``players``, ``pairs``, ``match``)."""
+    from pipslab.envs import GAMES
+    return _RUN_KEYS | set(GAMES.flag_options())
 
 
 def load_config(path_text: str) -> dict:
@@ -449,9 +465,10 @@ def load_config(path_text: str) -> dict:
     except Exception as exc:  # noqa: BLE001 - any parse error is the user's file
         raise PipslabError(f"{path}: not valid TOML: {exc}") from None
     data = dict(data.get("tournament", data))
-    unknown = set(data) - _CONFIG_KEYS
+    known = config_keys()
+    unknown = set(data) - known
     if unknown:
-        raise PipslabError(f"{path}: unknown keys {', '.join(sorted(unknown))}; known: {', '.join(sorted(_CONFIG_KEYS))}")
+        raise PipslabError(f"{path}: unknown keys {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}")
     return data
 
 
@@ -473,25 +490,13 @@ def args_from_namespace(ns) -> TournamentArgs:
     else:
         agents = [str(a) for a in agents]
     extra = dict(cfg.get("options", {}))
-    players = pick("players", "players", None)
-    if players is not None:
-        extra["players"] = int(players)
-    pairs = True if ns.pairs else cfg.get("pairs")
-    if pairs is not None:
-        extra["pairs"] = bool(pairs)
-    match = True if ns.match else cfg.get("match")
-    if match is not None:
-        extra["match"] = bool(match)
-    for item in ns.option or []:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise PipslabError(f"bad --option {item!r}: expected KEY=VALUE")
-        extra[key.strip()] = parse_value(value.strip())
+    extra.update(flag_options_given(ns, cfg))     # --mode, --players, --pairs, --match (from GAMES)
+    extra.update(parse_option_items(ns.option))
     duplicate = False if ns.no_duplicate else bool(cfg.get("duplicate", True))
     imports = tuple(cfg.get("imports", ())) + tuple(ns.imports or ())
     return TournamentArgs(
         game=pick("game", "game", "happy"), agents=agents, games=int(pick("games", "games", 600)),
-        seed=int(pick("seed", "seed", 0)), out=pick("out", "out", None), mode=pick("mode", "mode", "block"),
+        seed=int(pick("seed", "seed", 0)), out=pick("out", "out", None),
         duplicate=duplicate, progress=not ns.no_progress and bool(cfg.get("progress", True)),
         fmt=pick("format", "format", "round-robin"), hero=pick("hero", "hero", None),
         workers=int(pick("workers", "workers", default_workers())), backend=pick("backend", "backend", "process"),
@@ -508,11 +513,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--games", type=int, default=None, help="total games (default 600)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents' choices (default 0)")
     parser.add_argument("--out", default=None, help="output folder (default results/tournament-VARIANT)")
-    parser.add_argument("--mode", default=None, choices=["block", "draw"], help="Happy dominoes mode (default block)")
-    parser.add_argument("--players", type=int, default=None, help="seats, for games that take 2-4 players")
-    parser.add_argument("--pairs", action="store_true", help="four players as two pairs (partners opposite)")
-    parser.add_argument("--match", action="store_true",
-                        help="Troshin: a game is a whole match to 100 (same as --option match=true)")
+    add_option_flags(parser)   # the games' own flags: --mode, --players, --pairs, --match (pipslab.envs.GAMES)
     parser.add_argument("--option", action="append", metavar="KEY=VALUE",
                         help="another game option (repeatable), e.g. --option gammons=false")
     parser.add_argument("--format", default=None, choices=list(FORMATS),

@@ -85,7 +85,7 @@ HAPPY = Game(
 
 
 # ------------------------------------------------------------------ troshin
-_PLAYERS = Option("players", int, 2, low=2, high=4, help="seats, for games that take 2-4 players", flag=True)
+_PLAYERS = Option("players", int, 2, low=2, high=4, help="seats at the table", flag=True)
 
 
 def _troshin(o: Mapping[str, Any]):
@@ -127,7 +127,7 @@ TROSHIN = Game(
     description="Troshin's draw game (RULES §3) for 2-4 players or two pairs, a hand or a match to 100",
     options_spec=(_PLAYERS,
                   Option("pairs", bool, False, help="four players as two pairs (partners opposite)", flag=True),
-                  Option("match", bool, False, help="Troshin: a game is a whole match to 100", flag=True)),
+                  Option("match", bool, False, help="a game is a whole match to 100", flag=True)),
     seats=lambda o: o["players"],
     team_of=lambda o: _troshin(o).teams,
     check=_troshin,
