@@ -20,7 +20,21 @@ __all__ = ["Agent", "Observation"]
 
 
 class Agent:
-    """Base class: subclasses implement :meth:`act`."""
+    """Base class: subclasses implement :meth:`act`.
+
+    The replay contract — what lets any game of a tournament be replayed alone, and makes
+    serial, process and Ray runs give the same records:
+
+    * a game's every random choice flows from the ``rng`` the harness passes to ``act``
+      (one generator per game, seeded from the game's id); an agent draws nothing from a
+      global generator, the clock, or a seed or counter of its own;
+    * an agent object lives for one game: it may keep state *within* the game (a plan, a
+      search tree, a cache), never from one game to the next — the harness builds fresh
+      agents from their spec strings for every game, one object per seat, and so do
+      ``pipslab play`` and its ``--replay``;
+    * construction is therefore cheap: what is costly and read-only (a loaded network, a
+      calibration) is cached at module level and shared, never trained or changed by play.
+    """
 
     name: str = "agent"
     # True only for the labelled cheating upper bound ("oracle"): the game loop then puts a
@@ -31,7 +45,8 @@ class Agent:
         raise NotImplementedError
 
     def reset(self, seat: int) -> None:
-        """Called at the start of every game with the seat the agent plays."""
+        """Called at the start of the game with the seat the agent plays (the harness's
+        agents are fresh for each game; this also readies one reused by hand)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"

@@ -3,7 +3,8 @@
 Random agents on Happy block dominoes, one process, the same games (the tournament's seed
 plan) played three ways, in ``--repeat`` interleaved rounds:
 
-* **bare loop** — ``play_game`` on each game of the plan, nothing recorded;
+* **bare loop** — ``play_game`` on each game of the plan with fresh agents (built as the
+  harness builds them, one set per game), nothing recorded;
 * **harness, games** — ``pipslab tournament --workers 1 --no-plots``'s playing phase:
   every game played by id, turned into a record and appended to ``games.csv`` (flushed,
   fsynced every second), progress bar drawn;
@@ -31,22 +32,23 @@ from pathlib import Path
 from pipslab.agents.registry import make_agent
 
 from .games import game_spec, play_game
-from .seedplan import Plan, game_units, seeds
+from .seedplan import Plan, game_units, new_seat_agents, seeds
 from .tournament import TournamentArgs, run_tournament
 
+AGENTS = ("random", "random2")   # random2: random under another name (a tournament needs two)
 
 
 def _bare(n: int, seed: int, with_result: bool = False) -> float:
-    """CPU seconds of ``play_game`` over games 0..n-1 of the plan (and ``state.result()``)."""
+    """CPU seconds of ``play_game`` over games 0..n-1 of the plan (and ``state.result()``),
+    each game with fresh agents, as the harness plays it (the two agents of :func:`_harness`)."""
     spec = game_spec("happy")
     options = {"mode": "block"}
     plan = Plan(2, game_units(spec, options))
-    agents = {(k, s): make_agent("random", "happy") for k in range(2) for s in range(2)}
     start = time.process_time()
     for i in range(n):
         deal, _, seat_idx = plan.game(i)
         deal_seed, agent_seed = seeds(seed, deal, i)
-        state, _, _ = play_game(spec, options, [agents[(k, s)] for s, k in enumerate(seat_idx)], deal_seed,
+        state, _, _ = play_game(spec, options, new_seat_agents([AGENTS[k] for k in seat_idx], "happy"), deal_seed,
                                 agent_seed)
         if with_result:
             state.result()
@@ -54,7 +56,7 @@ def _bare(n: int, seed: int, with_result: bool = False) -> float:
 
 
 def _harness(n: int, seed: int, out: Path, progress: bool):
-    args = TournamentArgs(game="happy", agents=["random", "random2"], games=n, seed=seed, out=str(out),
+    args = TournamentArgs(game="happy", agents=list(AGENTS), games=n, seed=seed, out=str(out),
                           workers=1, plots=False, progress=progress)
     sink = io.StringIO()
     with contextlib.redirect_stderr(sink):   # the progress bar is drawn, into a buffer

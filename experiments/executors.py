@@ -2,13 +2,13 @@
 
 An executor takes a :class:`~experiments.seedplan.Task` and chunks of game ids and yields
 lists of records as chunks finish (in any order; the harness sorts by ``game_id``).  Every
-backend plays a game by id through the same :class:`~experiments.seedplan.GameRunner`, so
-the records are the same whichever backend or number of workers played them (only
-``duration_s`` differs).
+backend plays a game by id through the same :class:`~experiments.seedplan.GameRunner`, with
+agents built afresh for that game, so the records are the same whichever backend or number
+of workers played them, and in whatever order (only ``duration_s`` differs).
 
 * ``serial``  — in this process (``--workers 1``);
 * ``process`` — a pool of worker processes on this machine (``--workers N``); workers build
-  their agents from the spec strings once and ignore Ctrl-C (the parent handles it);
+  each game's agents from the spec strings and ignore Ctrl-C (the parent handles it);
 * ``ray``     — the same chunks as Ray tasks (``--backend ray``; ``pip install pipslab[ray]``):
   a local Ray instance by default, or the cluster named by ``RAY_ADDRESS``.
 """
@@ -114,7 +114,8 @@ class ProcessExecutor:
 
 # ------------------------------------------------------------------ Ray
 class RayExecutor:
-    """Chunks as Ray tasks.  Each Ray worker process keeps one GameRunner per task."""
+    """Chunks as Ray tasks.  Each Ray worker process keeps one GameRunner per task (it
+    holds the plan, not agents: every game gets fresh ones)."""
 
     name = "ray"
 

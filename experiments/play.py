@@ -17,11 +17,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipslab.agents.registry import make_agent
 from pipslab.envs.errors import PipslabError
 
 from .files import atomic_write_text
 from .games import game_spec, play_game
+from .seedplan import new_seat_agents
 from .tournament import split_agent_list
 
 
@@ -90,7 +90,7 @@ def run(ns) -> int:
         raise PipslabError(f"{ns.game} has {players} seats: give {players} agents, got {len(names)}")
     if ns.games < 1:
         raise PipslabError("--games must be at least 1")
-    agents = [make_agent(n, ns.game) for n in names]
+    new_seat_agents(names, ns.game)   # a bad agent spec fails here, before anything is printed
     if ns.position:
         spec.new_state(None, options)  # a malformed position fails here, before anything is printed
     lines = []
@@ -100,6 +100,7 @@ def run(ns) -> int:
         lines.append(text)
 
     for g in range(ns.games):
+        agents = new_seat_agents(names, ns.game)   # fresh for every game, as in a tournament
         emit(f"== game {g} of {spec.variant_label(options)}, seed {ns.seed}: "
              + ", ".join(f"seat {s} {a.name}" for s, a in enumerate(agents)))
         _play_printed(spec, options, agents, [ns.seed, 0, g], [ns.seed, 1, g], emit)
@@ -168,7 +169,7 @@ def replay(ns) -> int:
             raise PipslabError(f"{game} has {players} seats: give {players} agents, got {len(names)}")
         plan = Plan(2, game_units(spec, options), duplicate=not ns.no_duplicate)
         deal_seed, agent_seed = seeds(ns.seed, plan.deal_of(ns.replay), ns.replay)
-    agents = [make_agent(n, game) for n in names]
+    agents = new_seat_agents(names, game)   # fresh, as the tournament built them for this game
     emit(f"== game {ns.replay} of {spec.variant_label(options)}, deal seed {'-'.join(map(str, deal_seed))}, "
          f"agent seed {'-'.join(map(str, agent_seed))}: "
          + ", ".join(f"seat {s} {a.name}" for s, a in enumerate(agents)))

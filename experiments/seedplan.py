@@ -16,7 +16,11 @@ A tournament is a numbered list of games.  Game ``i`` is fully determined by the
   ``agent_seed = [seed, 1, i]`` (the agents' choices).
 
 Game ``i`` does not depend on the total number of games, so a longer run extends a shorter
-one, a resumed run continues the same plan, and any game can be replayed by its id.
+one, a resumed run continues the same plan, and any game can be replayed by its id.  Nor
+does it depend on the games played before it in the same process: every game gets fresh
+agents, built from their spec strings (see :class:`~pipslab.agents.base.Agent`), so an
+agent's state — a counter, a cache, a search tree — never carries over from one game to
+the next, and serial, process and Ray runs give the same records.
 """
 from __future__ import annotations
 
@@ -132,8 +136,18 @@ class Task:
         return json.loads(self.options_json)
 
 
+def new_seat_agents(seat_names: Sequence[str], game: str) -> list:
+    """One game's agents, built afresh from their specs, one object per seat.  Every game
+    is played with agents from here (the tournament, ``pipslab play`` and its ``--replay``,
+    ``pipslab bench harness``), so no agent state outlives its game."""
+    return [make_agent(name, game) for name in seat_names]
+
+
 class GameRunner:
-    """Plays games of a :class:`Task` by id and turns each into a record (one dict)."""
+    """Plays games of a :class:`Task` by id and turns each into a record (one dict).  It
+    keeps no agents between games: each game is played by fresh ones
+    (:func:`new_seat_agents`), so a game's record is the same whatever the runner played
+    before it."""
 
     def __init__(self, task: Task):
         import importlib
@@ -145,8 +159,7 @@ class GameRunner:
         self.label = self.spec.variant_label(self.options)
         self.units = game_units(self.spec, self.options)
         self.plan = Plan(len(task.agents), self.units, task.fmt, task.duplicate, task.hero)
-        self._agents: Dict[Tuple[int, int], object] = {}
-        self._seatings: Dict[tuple, tuple] = {}
+        self._seat_names: Dict[tuple, list] = {}
         self.play_seconds = 0.0   # wall time inside play_game (all of it, seeding included)
         self.solo = all(len(u) == 1 for u in self.units) and [u[0] for u in self.units] == list(range(len(self.units)))
         self._keys: Dict[int, dict] = {}
@@ -160,21 +173,15 @@ class GameRunner:
                                  "unit_text": [" ".join(map(str, u)) for u in self.units]}
         return k
 
-    def agent(self, k: int, seat: int):
-        a = self._agents.get((k, seat))
-        if a is None:   # one instance per (agent, seat): partners never share a stateful object
-            a = self._agents[(k, seat)] = make_agent(self.task.agents[k], self.task.game)
-        return a
-
     def play(self, game_id: int, on_move=None):
-        """Play game ``game_id``; returns ``(record, final_state, seat_agents)``."""
+        """Play game ``game_id`` with agents built for it alone; returns
+        ``(record, final_state, seat_agents)``."""
         deal, rot, seat_idx = self.plan.game(game_id)
         key = tuple(seat_idx)
-        seating = self._seatings.get(key)
-        if seating is None:
-            seating = self._seatings[key] = ([self.agent(k, s) for s, k in enumerate(seat_idx)],
-                                             [self.task.agents[k] for k in seat_idx])
-        seat_agents, seat_names = seating
+        seat_names = self._seat_names.get(key)
+        if seat_names is None:
+            seat_names = self._seat_names[key] = [self.task.agents[k] for k in seat_idx]
+        seat_agents = new_seat_agents(seat_names, self.task.game)
         deal_seed, agent_seed = seeds(self.task.seed, deal, game_id)
         t0 = time.perf_counter()
         state, moves, seconds = play_game(self.spec, self.options, seat_agents, deal_seed, agent_seed, on_move)
