@@ -65,9 +65,15 @@ class Evaluator:
     for the mover, used to *rank* the plays of one roll (``race``: whether the position
     before the play had no contact); ``in_points`` says they are expected points too.
     ``state_values``: expected points (cubeless, win = +1) of positions for the player on
-    roll, comparable across positions — what search compares at its leaves."""
+    roll, comparable across positions — what search compares at its leaves.
+    ``reseed(rng)``: called by the searching agent at the start of each decision with the
+    game's rng; an evaluator that draws random numbers takes them from there, never from a
+    seed or counter of its own (the replay contract of :class:`~pipslab.agents.base.Agent`)."""
 
     in_points = False
+
+    def reseed(self, rng: np.random.Generator) -> None:
+        """Deterministic evaluators draw nothing."""
 
     def afterstate_values(self, rows: np.ndarray, race: bool) -> np.ndarray:
         raise NotImplementedError
@@ -140,7 +146,10 @@ class RolloutEvaluator(Evaluator):
     """Monte Carlo rollouts: from each afterstate both sides play on with ``pubeval``'s
     choices to the end of the game; the value is the mean result in points (±1/2/3) for the
     player who made the play.  Every afterstate of one call sees the same dice sequences
-    (common random numbers), so differences between plays are not drowned in dice luck."""
+    (common random numbers), so differences between plays are not drowned in dice luck.
+    The dice come from the game: :meth:`reseed` draws one number from the game's rng at
+    each decision, and the calls within that decision count on from it; ``seed`` only
+    serves an evaluator used by hand, never reseeded."""
 
     in_points = True
 
@@ -153,6 +162,10 @@ class RolloutEvaluator(Evaluator):
             raise PipslabError(f"eval=rollout:N: N must be at least 1, got {rollouts}")
         self.rollouts = rollouts
         self.seed = seed
+        self._calls = 0
+
+    def reseed(self, rng: np.random.Generator) -> None:
+        self.seed = int(rng.integers(2 ** 63))
         self._calls = 0
 
     def afterstate_values(self, rows, race):
@@ -188,6 +201,14 @@ def make_evaluator(spec: str) -> Evaluator:
 
 
 _PUBEVAL = PubevalEvaluator()
+
+
+def _reseed(evaluator, rng) -> None:
+    """The evaluator's random numbers for this decision come from the game's rng (an
+    evaluator registered without :class:`Evaluator`'s ``reseed`` draws none)."""
+    reseed = getattr(evaluator, "reseed", None)
+    if reseed is not None:
+        reseed(rng)
 
 
 def _replies(afterstate):
@@ -239,6 +260,7 @@ class ExpectimaxAgent(AfterstateAgent):
     def choose_play(self, view, plays, rng):
         if len(plays) == 1:
             return plays[0]
+        _reseed(self.evaluator, rng)
         race = Position.is_race(view.turn_start)
         rows = np.array([p.position for p in plays], dtype=np.int64)
         # move filter: the candidates are the best plays by pubeval (cheap) at 0 ply
@@ -296,6 +318,7 @@ class MCTSAgent(AfterstateAgent):
     def choose_play(self, view, plays, rng):
         if len(plays) == 1:
             return plays[0]
+        _reseed(self.evaluator, rng)
         rows = np.array([p.position for p in plays], dtype=np.int64)
         root = _DecisionNode(rows)
         for _ in range(self.iters):
