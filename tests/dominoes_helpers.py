@@ -1,4 +1,6 @@
 """Small helpers shared by the domino tests."""
+import numpy as np
+
 from pipslab.envs.dominoes.engine import encode_place
 from pipslab.envs.dominoes.notation import parse_position
 from pipslab.envs.dominoes.tiles import FULL_SET, count, format_tiles, mask_of, parse_tile, tiles_of
@@ -62,3 +64,32 @@ def swap_hidden(state, observer: int, rng=None):
     c.hands[seat] = (c.hands[seat] & ~(1 << held)) | (1 << buried)
     c.boneyard, c.bpos = tuple(bone), 0
     return c
+
+
+def run_episodes(env, episodes, max_steps=2000):
+    """Play ``episodes`` episodes of a domino env (seeds 0, 1, …) with uniformly random legal
+    actions, checking at every step that the mask is the engine's legal actions (in the
+    observation, in ``info`` and from ``action_masks()``) and the observation's type and
+    range; at the end that the reward is the learner's return.  The rewards and last info."""
+    rng = np.random.default_rng(0)
+    rewards = []
+    info = None
+    for episode in range(episodes):
+        obs, info = env.reset(seed=episode)
+        done = False
+        steps = 0
+        while not done:
+            mask = obs["action_mask"]
+            assert mask.dtype == np.int8 and obs["observation"].dtype == np.float32
+            assert obs["observation"].shape == (env.obs_size,)
+            assert 0.0 <= obs["observation"].min() and obs["observation"].max() <= 1.0
+            assert np.array_equal(mask, info["action_mask"])
+            assert np.array_equal(env.action_masks(), mask.astype(bool))
+            assert list(np.flatnonzero(mask)) == info["legal_actions"] == env.state.legal_actions()
+            obs, reward, done, truncated, info = env.step(rng.choice(np.flatnonzero(mask)))
+            assert not truncated
+            steps += 1
+            assert steps < max_steps
+        assert "result" in info and reward == env.state.returns()[env.learner_seat]
+        rewards.append(reward)
+    return rewards, info

@@ -1,21 +1,12 @@
 """Move generation against GNU Backgammon: a committed fixture and a live check."""
-import gzip
-import json
-from pathlib import Path
-
 from pipslab.envs.backgammon import Position, legal_plays
 from pipslab.envs.backgammon.moves import dice_to_play
 
-FIXTURE = Path(__file__).parent / "data" / "backgammon_moves.json.gz"
-
-
-def _cases():
-    with gzip.open(FIXTURE, "rt", encoding="utf-8") as fh:
-        return json.load(fh)["cases"]
+from backgammon_helpers import fixture_cases
 
 
 def test_fixture_matches_gnubg_results():
-    cases = _cases()
+    cases = fixture_cases()
     assert len(cases) >= 2000
     tags = {t for c in cases for t in c["tags"]}
     assert {"partial_roll", "larger_die_forced", "no_move"} <= tags
@@ -40,7 +31,7 @@ def test_live_against_gnubg_nn():
 def test_position_ids_agree_with_gnubg_nn():
     import gnubg_nn
 
-    for case in _cases()[:300]:
+    for case in fixture_cases()[:300]:
         pid = case["position_id"]
         board = gnubg_nn.board_from_position_id(pid)
         assert Position.from_id(pid).to_gnubg() == [list(s) for s in board]

@@ -1,7 +1,5 @@
 """The compiled move generator gives exactly the pure-Python results; the bench's JSON."""
-import gzip
 import json
-from pathlib import Path
 
 import numpy as np
 
@@ -9,13 +7,11 @@ from pipslab.envs.backgammon import Position, fast, new_game
 from pipslab.envs.backgammon.game import play_uniformly
 from pipslab.envs.backgammon.moves import dice_to_play, play_table
 
-FIXTURE = Path(__file__).parent / "data" / "backgammon_moves.json.gz"
+from backgammon_helpers import fixture_cases
 
 
 def test_compiled_afterstates_match_the_reference_on_the_fixture():
-    with gzip.open(FIXTURE, "rt", encoding="utf-8") as fh:
-        cases = json.load(fh)["cases"]
-    for case in cases:
+    for case in fixture_cases():
         pos = Position.from_id(case["position_id"])
         got = sorted(Position(row).id for row in fast.afterstates(pos, *case["dice"]).tolist())
         assert got == case["results"], (case["position_id"], case["dice"])

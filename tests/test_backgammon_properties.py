@@ -8,6 +8,8 @@ from pipslab.envs.backgammon.game import CHANCE_OUTCOMES, play_uniformly
 from pipslab.envs.backgammon.moves import apply_step, dice_to_play
 from pipslab.envs.errors import PipslabError
 
+from backgammon_helpers import turn_positions
+
 ROLLS = [r for r, _ in CHANCE_OUTCOMES]
 
 
@@ -92,26 +94,10 @@ def _all_paths(state, out, depth=0):
             _all_paths(s, out, depth + 1)
 
 
-def _turn_positions(n, seed):
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < n:
-        state = new_game()
-        while not state.is_terminal and len(out) < n:
-            if state.is_chance:
-                state.apply_chance(rng)
-                if rng.random() < 0.15:
-                    out.append(state.position)
-            else:
-                legal = state.legal_actions()
-                state.apply(legal[int(rng.integers(len(legal)))])
-    return out
-
-
 @pytest.mark.parametrize("seed", [1, 2])
 def test_checker_by_checker_paths_reach_exactly_the_whole_plays(seed):
     rng = np.random.default_rng(seed)
-    for pos in _turn_positions(60, seed):
+    for pos in turn_positions(60, seed):
         for roll in [ROLLS[int(i)] for i in rng.choice(21, size=4, replace=False)] + [(6, 5)]:
             plays = legal_plays(pos, dice_to_play(roll))
             state = BackgammonState(pos, 0, roll, opening=False)
@@ -131,7 +117,7 @@ def test_checker_by_checker_paths_reach_exactly_the_whole_plays(seed):
 
 
 def test_mask_equals_legal_checker_moves():
-    for pos in _turn_positions(40, 5):
+    for pos in turn_positions(40, 5):
         for roll in ROLLS[::3]:
             state = BackgammonState(pos, 0, roll, opening=False)
             moves = legal_checker_moves(pos, dice_to_play(roll))

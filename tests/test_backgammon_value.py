@@ -13,12 +13,13 @@ from pipslab.envs.backgammon import BackgammonState, Position, legal_plays
 from pipslab.envs.errors import PipslabError
 from pipslab.experiments.calibrate import CalibrateArgs, play_chunk, run_calibration
 from pipslab.experiments.cli import main
-from test_backgammon_properties import _turn_positions
+
+from backgammon_helpers import turn_positions
 
 
 def _positions(n=300, seed=0):
     """Positions with a player on roll from random games (that player's side)."""
-    return np.array([np.array(p, dtype=np.int64) for p in _turn_positions(n, seed)])
+    return np.array([np.array(p, dtype=np.int64) for p in turn_positions(n, seed)])
 
 
 def test_race_mask_agrees_with_position_is_race():

@@ -12,7 +12,7 @@ from pipslab.envs.dominoes.triple_env import OBS_SIZE as TRIPLE_OBS, TripleDomin
 from pipslab.envs.dominoes.troshin_env import OBS_SIZE as TROSHIN_OBS, TroshinDominoesEnv, encode_troshin_view
 from pipslab.envs.errors import IllegalActionError, PipslabError
 
-from dominoes_helpers import place, swap_hidden
+from dominoes_helpers import place, run_episodes, swap_hidden
 
 TROSHIN_CONFIGS = [(2, False, False), (3, False, False), (4, False, False), (4, True, False),
                    (2, False, True), (4, True, True)]
@@ -28,28 +28,6 @@ def test_troshin_check_env(players, pairs, match):
 def test_triple_check_env(players):
     env = gym.make("pipslab/TripleDominoes-v0", players=players, illegal_action="lose")
     check_env(env.unwrapped, skip_render_check=False)
-
-
-def run_episodes(env, episodes, max_steps=2000):
-    rng = np.random.default_rng(0)
-    rewards = []
-    for episode in range(episodes):
-        obs, info = env.reset(seed=episode)
-        done = False
-        steps = 0
-        while not done:
-            mask = obs["action_mask"]
-            assert mask.dtype == np.int8 and obs["observation"].dtype == np.float32
-            assert obs["observation"].shape == (env.obs_size,)
-            assert 0.0 <= obs["observation"].min() and obs["observation"].max() <= 1.0
-            assert np.array_equal(mask, info["action_mask"])
-            assert list(np.flatnonzero(mask)) == info["legal_actions"] == env.state.legal_actions()
-            obs, reward, done, truncated, info = env.step(rng.choice(np.flatnonzero(mask)))
-            steps += 1
-            assert steps < max_steps
-        assert "result" in info and reward == env.state.returns()[env.learner_seat]
-        rewards.append(reward)
-    return rewards, info
 
 
 @pytest.mark.parametrize("players, pairs, match", TROSHIN_CONFIGS)

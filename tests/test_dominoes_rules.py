@@ -9,7 +9,9 @@ from pipslab.envs.dominoes.engine import (
 )
 from pipslab.envs.dominoes.notation import format_position, parse_position, render
 from pipslab.envs.dominoes.tiles import N_TILES, PIPS, TILES, mask_of, tile_name
-from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW, happy
+from pipslab.envs.dominoes.variants import (
+    HAPPY_BLOCK, HAPPY_DRAW, TRIPLE_2, TRIPLE_3, TRIPLE_4, TROSHIN_2, TROSHIN_3, TROSHIN_4, TROSHIN_4_PAIRS, happy,
+)
 from pipslab.envs.errors import IllegalActionError, PipslabError, PositionError
 
 from dominoes_helpers import hand, place, rest_of, t
@@ -205,25 +207,24 @@ def test_illegal_action_error_names_the_action_and_the_legal_ones():
 
 
 # ---------------------------------------------------------------- notation
-def test_position_round_trips_through_a_whole_game():
-    rng = random.Random(11)
-    for variant in (HAPPY_BLOCK, HAPPY_DRAW):
-        for _ in range(30):
-            s = deal(variant, rng)
-            while True:
-                text = format_position(s)
-                back = parse_position(text)
-                assert format_position(back) == text
-                assert back.hands == s.hands and back.boneyard_tiles() == s.boneyard_tiles()
-                assert (back.left, back.right, back.current, back.passes, back.table) == \
-                       (s.left, s.right, s.current, s.passes, s.table)
-                assert back.legal_actions() == s.legal_actions()
-                assert back.is_terminal == s.is_terminal
-                if s.is_terminal:
-                    assert back.winner == s.winner
-                    break
-                legal = s.legal_actions()
-                s.apply(legal[rng.randrange(len(legal))])
+@pytest.mark.parametrize("variant", [HAPPY_BLOCK, HAPPY_DRAW, TROSHIN_2, TROSHIN_3, TROSHIN_4, TROSHIN_4_PAIRS,
+                                     TRIPLE_2, TRIPLE_3, TRIPLE_4], ids=lambda v: v.name)
+def test_position_round_trips_through_whole_games(variant):
+    rng = random.Random(variant.name)
+    for _ in range(20):
+        s = deal(variant, rng)
+        while True:
+            text = format_position(s)
+            back = parse_position(text)
+            assert format_position(back) == text
+            assert back.hands == s.hands and back.boneyard_tiles() == s.boneyard_tiles()
+            assert (back.current_player, back.passes, back.table) == (s.current_player, s.passes, s.table)
+            assert back.legal_actions() == s.legal_actions()
+            assert back.is_terminal == s.is_terminal
+            if s.is_terminal:
+                assert back.winner == s.winner and back.returns() == s.returns()
+                break
+            s.apply(rng.choice(s.legal_actions()))
 
 
 @pytest.mark.parametrize("text, message", [

@@ -235,18 +235,3 @@ def test_triple_games(variant, seed):
     for k in range(40):  # 25 x 40 = 1,000 games per player count
         play_triple(variant, seed * 89 + k)
 
-
-@pytest.mark.parametrize("variant", TRIPLE + TROSHIN, ids=lambda v: v.name)
-def test_positions_round_trip_through_whole_games(variant):
-    rng = random.Random(17)
-    for _ in range(15):
-        s = deal(variant, rng)
-        while True:
-            text = format_position(s)
-            back = parse_position(text)
-            assert format_position(back) == text
-            assert back.legal_actions() == s.legal_actions() and back.is_terminal == s.is_terminal
-            if s.is_terminal:
-                assert back.returns() == s.returns()
-                break
-            s.apply(rng.choice(s.legal_actions()))
