@@ -14,7 +14,7 @@ import numpy as np
 
 from pipslab.envs.dominoes.engine import decode
 from pipslab.envs.dominoes.tiles import FULL_SET, HEAVINESS, OTHER_HALF, SUIT, TILES, count
-from pipslab.envs.dominoes.triple import placement_score, scoring_mask, shown_number
+from pipslab.envs.dominoes.triple import placement_score, scoring_mask
 
 from .base import Agent, Observation
 from .registry import register
@@ -49,9 +49,7 @@ class _ScoredAgent(Agent):
 
 def shown_at(view, end: int) -> int:
     """The number showing at ``end`` of the view's table (either layout)."""
-    if view.variant.layout == "spinner":
-        return shown_number(view.ends, view.spinner, end)
-    return view.right if end else view.left
+    return view.shown(end)
 
 
 def left_showing(view, tile: int, end: int):

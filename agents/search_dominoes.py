@@ -136,7 +136,7 @@ class ISMCTSAgent(Agent):
             node = root
             path = []
             # selection and expansion
-            while not world.terminal:
+            while not world.is_terminal:
                 acts = world.legal_actions()
                 children = node.children
                 untried = [a for a in acts if a not in children]
@@ -145,7 +145,7 @@ class ISMCTSAgent(Agent):
                     for b in acts:
                         if b in children:
                             children[b].avail += 1
-                    child = _Node(world.current)
+                    child = _Node(world.current_player)
                     children[a] = child
                     world.apply(a)
                     path.append(child)
@@ -163,7 +163,7 @@ class ISMCTSAgent(Agent):
                 world.apply(best_a)
                 path.append(node)
             # rollout
-            while not world.terminal:
+            while not world.is_terminal:
                 acts = world.legal_actions()
                 world.apply(acts[fast.randrange(len(acts))] if len(acts) > 1 else acts[0])
             returns = world.returns()

@@ -196,7 +196,7 @@ class Solver:
         return self._value(state)
 
     def _value(self, state: DominoState) -> int:
-        if state.terminal:
+        if state.is_terminal:
             raise PipslabError("the position is already over")
         if state.left < 0:  # opening: try each legal opening tile
             best = -INF
@@ -205,18 +205,18 @@ class Solver:
                 child.apply(a)
                 best = max(best, self._child_value(state, child))
             return best
-        p = state.current
+        p = state.current_player
         return self._negamax(state.hands[p], state.hands[1 - p], state.left, state.right,
                              state.passes, state.bpos, -INF, INF, self.max_depth)
 
     def _child_value(self, parent: DominoState, child: DominoState) -> int:
         """Value of ``child`` for the player who moved in ``parent``."""
-        mover = parent.current
-        if child.terminal:
+        mover = parent.current_player
+        if child.is_terminal:
             pips = child.pips_left()
             return self._terminal_value(pips[mover], pips[1 - mover])
         v = self._value(child)
-        return v if child.current == mover else -v
+        return v if child.current_player == mover else -v
 
     def move_values(self, state: DominoState) -> Dict[int, int]:
         """The exact value of every legal action, for the side to move."""
@@ -236,7 +236,7 @@ class Solver:
         best = [a for a, v in values.items() if v == best_value]
         line = []
         s = state.clone()
-        while not s.terminal and len(line) < line_length:
+        while not s.is_terminal and len(line) < line_length:
             mv = self.move_values(s)
             top = max(mv.values())
             a = min(a for a, v in mv.items() if v == top)

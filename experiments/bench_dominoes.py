@@ -38,7 +38,7 @@ def _rate(play_one, seconds: float) -> float:
 def ours(variant, rng: random.Random):
     def play_one():
         s = deal(variant, rng)
-        while not s.terminal:
+        while not s.is_terminal:
             legal = s.legal_actions()
             s.apply(legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0])
     return play_one

@@ -119,10 +119,10 @@ def ours_ismcts(moves: int, iters: int, seed: int):
     times = []
     while len(times) < moves:
         s = deal(HAPPY_BLOCK, rng)
-        while not s.terminal and len(times) < moves:
+        while not s.is_terminal and len(times) < moves:
             legal = s.legal_actions()
             if len(legal) > 1:
-                p = s.current
+                p = s.current_player
                 start = time.perf_counter()
                 a = agent.act(Observation(p, s.observe(p), legal, s.num_actions), nprng)
                 times.append(time.perf_counter() - start)

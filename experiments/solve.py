@@ -46,7 +46,7 @@ def run(ns) -> int:
     if state.is_terminal:
         raise PipslabError("the position is already over: nothing to solve")
     r = Solver(ns.objective).solve(state)
-    mover = state.current
+    mover = state.current_player
     names = state.action_name
     outcome, margin = _describe(r.value, ns.objective)
     data = {
@@ -58,7 +58,7 @@ def run(ns) -> int:
     }
     s = state.clone()
     for a in r.line:
-        data["line"].append(f"seat {s.current}: {names(a)}")
+        data["line"].append(f"seat {s.current_player}: {names(a)}")
         s.apply(a)
     if s.is_terminal:
         res = s.result()

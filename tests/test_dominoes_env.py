@@ -45,7 +45,7 @@ def test_learner_seat_one_and_reward_sign():
     env = HappyDominoesEnv(mode="block", learner_seat=1)
     obs, info = env.reset(options={"position": "happy-block; turn=0; ends=1|0; hands=2-2 / 0-0 0-2"})
     # seat 0 (the opponent) had to pass; the learner (seat 1, black) is to move
-    assert env.state.current == 1
+    assert env.state.current_player == 1
     obs, reward, done, _, info = env.step(place(env.state, "0-2", "right"))
     # the opponent plays 2-2 and goes out: the learner loses
     assert done and reward == -1.0 and info["result"]["winner"] == 0

@@ -30,7 +30,7 @@ def check_game(variant, seed):
             assert legal == [variant.pass_action]
         if variant.draw_action in legal:
             assert variant.draw and s.boneyard_size and not placements
-        me = s.current
+        me = s.current_player
         view = s.observe(me)
         # observe never changes when an unseen tile moves between the other hand and the boneyard
         swapped = swap_hidden(s, me, rng)

@@ -52,15 +52,15 @@ def test_placement_has_priority_no_pass_no_draw_while_a_placement_exists():
 # ---------------------------------------------------------------- §2 scenario 1
 def test_scenario1_block_mode_white_passes_and_nothing_changes():
     s = shared_deal("block")
-    assert s.current == BLACK and s.legal_actions() == [place(s, "6-6", "left")]
+    assert s.current_player == BLACK and s.legal_actions() == [place(s, "6-6", "left")]
     s.apply(place(s, "6-6", "left"))
-    assert (s.left, s.right) == (6, 6) and s.current == WHITE
+    assert (s.left, s.right) == (6, 6) and s.current_player == WHITE
     assert s.legal_actions() == [HAPPY_BLOCK.pass_action]  # block mode never draws
     s.apply(HAPPY_BLOCK.pass_action)
     assert bin(s.hands[WHITE]).count("1") == 7
     assert s.boneyard_size == 14
     assert (s.left, s.right) == (6, 6)
-    assert s.current == BLACK and not s.is_terminal
+    assert s.current_player == BLACK and not s.is_terminal
 
 
 def test_scenario1_draw_mode_white_draws_twice_then_must_place():
@@ -68,17 +68,17 @@ def test_scenario1_draw_mode_white_draws_twice_then_must_place():
     s.apply(place(s, "6-6", "left"))
     assert s.legal_actions() == [HAPPY_DRAW.draw_action]
     s.apply(HAPPY_DRAW.draw_action)  # 2-4: still no 6
-    assert hand(s, WHITE).count("-") == 8 and s.boneyard_size == 13 and s.current == WHITE
+    assert hand(s, WHITE).count("-") == 8 and s.boneyard_size == 13 and s.current_player == WHITE
     assert s.hands[WHITE] >> t("2-4") & 1
     s.apply(HAPPY_DRAW.draw_action)  # 0-6 fits
-    assert hand(s, WHITE).count("-") == 9 and s.boneyard_size == 12 and s.current == WHITE
+    assert hand(s, WHITE).count("-") == 9 and s.boneyard_size == 12 and s.current_player == WHITE
     assert s.legal_actions() == [place(s, "0-6", "left"), place(s, "0-6", "right")]
     with pytest.raises(IllegalActionError):
         s.apply(HAPPY_DRAW.draw_action)
     s.apply(place(s, "0-6", "left"))
     assert (s.left, s.right) == (0, 6)
     assert hand(s, WHITE).count("-") == 8
-    assert s.current == BLACK
+    assert s.current_player == BLACK
 
 
 # ---------------------------------------------------------------- §2 scenario 2
@@ -89,7 +89,7 @@ def test_scenario2_last_boneyard_tiles_do_not_fit_then_blocked_white_wins():
     s.apply(HAPPY_DRAW.draw_action)  # 6-6
     assert s.legal_actions() == [HAPPY_DRAW.draw_action]
     s.apply(HAPPY_DRAW.draw_action)  # 0-0: a blank is 0, not any number
-    assert s.boneyard_size == 0 and s.current == BLACK
+    assert s.boneyard_size == 0 and s.current_player == BLACK
     assert s.legal_actions() == [HAPPY_DRAW.pass_action]
     s.apply(HAPPY_DRAW.pass_action)
     assert not s.is_terminal  # an empty boneyard alone does not end the game
@@ -168,7 +168,7 @@ def test_a_deal_forces_the_opening_tile():
     for _ in range(200):
         s = deal(HAPPY_BLOCK, rng)
         seat, tile = opening_tile(HAPPY_BLOCK, s.hands)
-        assert s.current == seat
+        assert s.current_player == seat
         assert s.legal_actions() == [encode_place(HAPPY_BLOCK, tile, 0)]
         assert s.boneyard_size == 14 and all(bin(h).count("1") == 7 for h in s.hands)
 

@@ -20,7 +20,7 @@ SEARCH = ["pimc:samples=6", "ismcts:iters=60"]
 
 
 def observation(state, with_truth=False):
-    p = state.current
+    p = state.current_player
     return Observation(p, state.observe(p), state.legal_actions(), state.num_actions,
                        state.clone() if with_truth else None)
 

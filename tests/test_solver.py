@@ -22,7 +22,7 @@ def minimax(state: DominoState, me: int) -> int:
         child = state.clone()
         child.apply(a)
         values.append(minimax(child, me))
-    return max(values) if state.current == me else min(values)
+    return max(values) if state.current_player == me else min(values)
 
 
 def small_positions(variant, n, max_in_hands, seed, max_boneyard=3):
@@ -47,7 +47,7 @@ def test_solver_equals_exhaustive_minimax_on_small_positions(variant):
     solver = Solver()
     checked = 0
     for s in small_positions(variant, 600, 8, seed=17 if variant.draw else 5):
-        me = s.current
+        me = s.current_player
         values = solver.move_values(s)
         for a, v in values.items():
             child = s.clone()

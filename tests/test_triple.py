@@ -46,7 +46,7 @@ def test_variants_deal_6_or_5_and_the_action_space_has_four_ends():
         assert v.num_actions == 114 and v.draw_action == 112 and v.pass_action == 113
     assert triple(3) is TRIPLE_3
     # the first player is chosen by lot and may open with any tile
-    seats = {deal(TRIPLE_3, rng).current for _ in range(60)}
+    seats = {deal(TRIPLE_3, rng).current_player for _ in range(60)}
     assert seats == {0, 1, 2}
     s = deal(TRIPLE_2, rng)
     placements = [a for a in s.legal_actions() if a < 112]
@@ -66,11 +66,11 @@ def test_action_encoding_round_trips_with_the_side_lines():
 
 def test_scenario_the_four_player_game_of_001():
     s = game_001()
-    assert s.current == V
+    assert s.current_player == V
     scores = []
 
     def play(seat, tile, end, expect):
-        assert s.current == seat
+        assert s.current_player == seat
         assert s.placement_score(t(tile), END[end]) == expect
         before = s.winnings[seat] - s.penalties[seat]
         s.apply(put(tile, end))
@@ -82,7 +82,7 @@ def test_scenario_the_four_player_game_of_001():
     play(I, "6-1", "right", 0)                # 5 + 1 = 6, but only two ends: nothing
     play(S, "1-3", "right", 0)
     # Anna has nothing to play: she must draw (no pass yet), draws 1:0 and 1:1, then stops
-    assert s.current == A and s.legal_actions() == [DRAW]
+    assert s.current_player == A and s.legal_actions() == [DRAW]
     with pytest.raises(IllegalActionError, match="draw at least once"):
         s.apply(PASS)
     s.apply(DRAW)
@@ -176,7 +176,7 @@ def test_a_lucky_draw_scores_10_is_placed_at_once_and_ends_the_turn():
     assert parse_position(format_position(s)).legal_actions() == s.legal_actions()
     s.apply(encode_place(TRIPLE_2, t("1-4"), 1))
     assert s.winnings == [5, 0] and s.penalties == [0, 0]   # 10: 5 cancel the penalty, 5 won
-    assert s.current == 1 and s.turn_draws == 0
+    assert s.current_player == 1 and s.turn_draws == 0
 
 
 def test_empty_hand_keeps_playing_by_drawing_and_the_game_ends():

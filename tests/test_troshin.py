@@ -55,11 +55,11 @@ def test_scenario1_the_120_point_deal():
     pass_ = TROSHIN_120.pass_action
     for opened, answer in answers:
         for seat in (1, 2):  # players 2 and 3 hold no 0 and no 1: they pass every turn
-            assert s.current == seat and s.legal_actions() == [pass_]
+            assert s.current_player == seat and s.legal_actions() == [pass_]
             s.apply(pass_)
-        assert s.current == 3
+        assert s.current_player == 3
         s.apply(place(s, opened, "left"))
-        assert s.current == 0
+        assert s.current_player == 0
         s.apply(place(s, answer, "left"))
         assert s.right == 0 and s.left in (0, 1)
     assert s.is_terminal and not s.blocked and s.winner == 0
@@ -130,11 +130,11 @@ def test_draw_as_many_as_needed_then_pass_only_with_no_boneyard():
     assert s.legal_actions() == [draw]
     s.apply(draw)   # 1-2
     s.apply(draw)   # 3-4
-    assert s.legal_actions() == [draw] and s.current == 1
+    assert s.legal_actions() == [draw] and s.current_player == 1
     s.apply(draw)   # 2-6 fits
     assert s.legal_actions() == [place(s, "2-6", "left"), place(s, "2-6", "right")]
     s.apply(place(s, "2-6", "right"))
-    assert s.current == 2 and s.boneyard_size == 1
+    assert s.current_player == 2 and s.boneyard_size == 1
 
 
 def test_fish_after_a_full_round_of_passes_with_an_empty_boneyard():

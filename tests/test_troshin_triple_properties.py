@@ -34,7 +34,7 @@ TRIPLE = [TRIPLE_2, TRIPLE_3, TRIPLE_4]
 
 def check_views(s, rng):
     """Hidden tiles never reach a view; sampled worlds are consistent and view-determined."""
-    me = s.current
+    me = s.current_player
     view = s.observe(me)
     for p in range(s.variant.players):
         assert s.observe(p).hand == s.hands[p]
@@ -174,7 +174,7 @@ def play_triple(v, seed):
         assert accounted(s)
         legal = s.legal_actions()
         assert legal
-        me = s.current
+        me = s.current_player
         placements = s.placements()
         if s.lucky >= 0:
             assert legal == placements and all(a // 4 == s.lucky for a in placements)

@@ -20,7 +20,8 @@ from typing import List, Optional, Sequence
 
 from pipslab.envs.errors import IllegalActionError
 
-from .engine import DominoState, DominoView, MatchInfo, deal, zero_sum_returns
+from .common import DominoView, MatchInfo, zero_sum_returns
+from .line import DominoState
 from .variants import Variant
 
 
@@ -57,19 +58,17 @@ class TroshinMatch:
     def is_terminal(self) -> bool:
         return self.match_winner is not None
 
-    terminal = is_terminal
-
     @property
     def is_chance(self) -> bool:
         return False
 
     @property
     def current_player(self) -> int:
-        return self.hand.current
+        return self.hand.current_player
 
-    @property
-    def current(self) -> int:
-        return self.hand.current
+    def apply_chance(self, rng) -> None:
+        """Never called: the next hand is dealt inside ``apply`` (``is_chance`` is False)."""
+        raise IllegalActionError("a match has no chance node: each hand is dealt inside apply")
 
     @property
     def num_actions(self) -> int:
@@ -100,7 +99,7 @@ class TroshinMatch:
         if best >= self.target:
             self.match_winner = self.scores.index(best)  # only the hand's winner scored
         else:
-            self.hand = deal(self.variant, self.rng)
+            self.hand = DominoState.deal(self.variant, self.rng)
 
     def clone(self) -> "TroshinMatch":
         m = object.__new__(TroshinMatch)
@@ -171,11 +170,11 @@ class TroshinMatch:
         return m
 
     def __repr__(self) -> str:
-        from .notation import format_position
-        return f"TroshinMatch({format_position(self)!r})"
+        return (f"<TroshinMatch {self.variant.name} to {self.target}: scores "
+                f"{' / '.join(map(str, self.scores))} after {self.hand_index} hands; {self.hand!r}>")
 
 
 def new_match(variant: Variant, rng, target: Optional[int] = None) -> TroshinMatch:
     """A new match: the first hand dealt with ``rng``; later deals from a child RNG of it."""
     child = _child_rng(rng)
-    return TroshinMatch(variant, deal(variant, child), child, target=target)
+    return TroshinMatch(variant, DominoState.deal(variant, child), child, target=target)

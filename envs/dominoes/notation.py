@@ -40,9 +40,15 @@ Triple (``triple-2``, ``triple-3``, ``triple-4``) has a spinner and scores::
 """
 from __future__ import annotations
 
+import random
+from typing import Callable, NamedTuple, Tuple
+
 from pipslab.envs.errors import PipslabError, PositionError
 
-from .engine import DominoState, opening_tile
+from .common import opening_tile
+from .line import DominoState
+from .match import TroshinMatch
+from .triple import TripleState
 from .tiles import (
     FULL_SET, IS_DOUBLE, SUIT, TILE_ID, TILES, format_tiles, parse_oriented, parse_tile, tile_name,
     tiles_of,
@@ -129,8 +135,7 @@ def parse_position(text: str, rng=None):
         key = key.strip()
         if not eq:
             raise PositionError(f"field {part!r} is not key=value")
-        keys = _KEYS + (_TRIPLE_KEYS if variant.layout == "spinner" else ()) \
-            + (_MATCH_KEYS if variant.scoring == "troshin" else ())
+        keys = _KEYS + _LAYOUTS[variant.layout].keys + (_MATCH_KEYS if variant.scoring == "troshin" else ())
         if key not in keys:
             raise PositionError(f"unknown field {key!r} for {variant.name}; fields: {', '.join(keys)}")
         if key in fields:
@@ -162,8 +167,10 @@ def parse_position(text: str, rng=None):
     if not 0 <= turn < variant.players:
         raise PositionError(f"turn={turn} is not a seat of {variant.name} (0..{variant.players - 1})")
     passes = _int(fields.get("passes", "0"), "passes")
-    if variant.layout == "spinner":
-        return _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes)
+    return _LAYOUTS[variant.layout].parse(variant, fields, hands, boneyard, seen, claim, turn, passes, rng)
+
+
+def _parse_line(variant, fields, hands, boneyard, seen, claim, turn, passes, rng):
     if not 0 <= passes <= variant.players:
         raise PositionError(f"passes={passes}: must be 0..{variant.players} "
                             f"({variant.players} in a row is a blocked, finished game)")
@@ -206,7 +213,7 @@ def parse_position(text: str, rng=None):
     else:
         if table:
             raise PositionError(f"the table is empty but these tiles are nowhere: {format_tiles(tiles_of(table))}")
-    state = DominoState(variant, hands, boneyard, left=left, right=right, current=turn,
+    state = DominoState(variant, hands, boneyard, left=left, right=right, current_player=turn,
                         passes=passes, table=table, line=line, from_deal=left < 0)
     if left < 0:
         seat, tile = opening_tile(variant, hands)
@@ -232,9 +239,6 @@ def parse_position(text: str, rng=None):
 
 
 def _parse_match(variant, fields, state, rng):
-    import random
-
-    from .match import TroshinMatch
     scores = _columns(fields["match"], "match", variant.n_teams)
     hand_index = _int(fields.get("hand", "0"), "hand")
     target = _int(fields.get("target", str(variant.match_target)), "target")
@@ -249,8 +253,7 @@ def _parse_match(variant, fields, state, rng):
                         hand_index=hand_index, target=target)
 
 
-def _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes):
-    from .triple import TripleState
+def _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes, rng):
     n = variant.players
     if passes < 0:
         raise PositionError(f"passes={passes} is negative")
@@ -338,7 +341,7 @@ def _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes):
         if draws < 1:
             raise PositionError("a lucky tile was drawn this turn: draws must be at least 1")
     state = TripleState(variant, hands, boneyard, ends=ends, spinner=spinner, arms=arms, line=line,
-                        current=turn, passes=passes, table=table, winnings=winnings, penalties=penalties,
+                        current_player=turn, passes=passes, table=table, winnings=winnings, penalties=penalties,
                         turn_draws=draws, lucky=lucky, from_deal=ends[0] < 0)
     if lucky >= 0 and not state.placements():
         raise PositionError(f"lucky={tile_name(lucky)} has no scoring placement here")
@@ -349,7 +352,7 @@ def _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes):
 
 def format_position(state) -> str:
     """The position string of ``state`` (round-trips through :func:`parse_position`)."""
-    if hasattr(state, "hand_points"):  # a match
+    if isinstance(state, TroshinMatch):
         hand = format_position(state.hand)
         name, _, rest = hand.partition("; ")
         extra = f"match={' / '.join(map(str, state.scores))}; hand={state.hand_index}"
@@ -357,9 +360,12 @@ def format_position(state) -> str:
             extra += f"; target={state.target}"
         return f"{name}; {extra}; {rest}"
     v = state.variant
-    parts = [v.name, f"turn={state.current}", f"passes={state.passes}"]
-    if v.layout == "spinner":
-        return "; ".join(parts + _triple_fields(state))
+    parts = [v.name, f"turn={state.current_player}", f"passes={state.passes}"]
+    return "; ".join(parts + _LAYOUTS[v.layout].fields(state))
+
+
+def _line_fields(state):
+    parts = []
     if state.left < 0:
         parts.append("line=-")
     elif state.line is not None:
@@ -368,7 +374,7 @@ def format_position(state) -> str:
         parts.append(f"ends={state.left}|{state.right}")
     parts.append("hands=" + " / ".join(format_tiles(tiles_of(h)) or "-" for h in state.hands))
     parts.append("boneyard=" + (format_tiles(state.boneyard_tiles()) or "-"))
-    return "; ".join(parts)
+    return parts
 
 
 def _triple_fields(state):
@@ -403,7 +409,7 @@ def _triple_fields(state):
 
 def render(state, viewer: int | None = None) -> str:
     """A text picture of the table; hands other than ``viewer``'s are hidden (None: all shown)."""
-    if hasattr(state, "hand_points"):  # a match
+    if isinstance(state, TroshinMatch):
         v = state.variant
         sides = ("pair 0+2", "pair 1+3") if v.pairs else tuple(f"seat {p}" for p in range(v.players))
         head = (f"match to {state.target}, hand {state.hand_index + (0 if state.is_terminal else 1)}: "
@@ -411,9 +417,11 @@ def render(state, viewer: int | None = None) -> str:
         if state.is_terminal:
             head += f"; match won by {sides[state.match_winner]}"
         return head + "\n" + render(state.hand, viewer)
+    return _LAYOUTS[state.variant.layout].render(state, viewer)
+
+
+def _render_line(state, viewer) -> str:
     v = state.variant
-    if v.layout == "spinner":
-        return _render_triple(state, viewer)
     lines = []
     if state.left < 0:
         lines.append("table: (empty)")
@@ -426,10 +434,10 @@ def render(state, viewer: int | None = None) -> str:
             shown = format_tiles(tiles_of(hand)) or "(empty)"
         else:
             shown = f"{bin(hand).count('1')} tiles"
-        mark = ">" if p == state.current and not state.terminal else " "
+        mark = ">" if p == state.current_player and not state.is_terminal else " "
         lines.append(f"{mark} seat {p}: {shown}")
     lines.append(f"boneyard: {state.boneyard_size} tiles" + ("" if v.draw else " (out of play)"))
-    if state.terminal:
+    if state.is_terminal:
         how = "blocked" if state.blocked else "went out"
         if state.winner == -1:
             who = "draw"
@@ -462,14 +470,30 @@ def _render_triple(state, viewer) -> str:
         hand = state.hands[p]
         shown = format_tiles(tiles_of(hand)) or "(empty)" if viewer is None or viewer == p \
             else f"{bin(hand).count('1')} tiles"
-        mark = ">" if p == state.current and not state.terminal else " "
+        mark = ">" if p == state.current_player and not state.is_terminal else " "
         lines.append(f"{mark} seat {p}: {shown}   winnings {state.winnings[p]}, penalties {state.penalties[p]}")
     lines.append(f"boneyard: {state.boneyard_size} tiles; draws this turn {state.turn_draws}")
-    if state.terminal:
+    if state.is_terminal:
         r = state.result()
         who = "draw" if not r["winners"] else "winner " + ", ".join(f"seat {p}" for p in r["winners"])
         lines.append(f"game over: {who}; ranks {r['ranks']}")
     return "\n".join(lines)
 
+
+
+class _Layout(NamedTuple):
+    """A layout's notation: its extra fields and how to parse, write and draw a position."""
+
+    keys: Tuple[str, ...]
+    parse: Callable
+    fields: Callable
+    render: Callable
+
+
+# variant.layout -> its notation (the rules are in ``line`` and ``triple``)
+_LAYOUTS = {
+    "line": _Layout((), _parse_line, _line_fields, _render_line),
+    "spinner": _Layout(_TRIPLE_KEYS, _parse_triple, _triple_fields, _render_triple),
+}
 
 __all__ = ["parse_position", "format_position", "render", "TILES"]

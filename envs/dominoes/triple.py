@@ -1,7 +1,8 @@
 """Triple domino for luck (RULES §4, source ``001``): the spinner layout and its scoring.
 
-:class:`TripleState` is a :class:`pipslab.envs.dominoes.engine.DominoState` (same hands, boneyard,
-public history, ``observe`` fields and ``sample_world``) with its own turn rules:
+Every rule of the spinner layout is here — :class:`TripleState` shares with the line
+layout (``line.DominoState``) only the bookkeeping and helpers of ``common`` (hands,
+boneyard, public history, the view, the deal, the dealing of unseen tiles):
 
 * **Ends**: ``ends[0]`` left, ``ends[1]`` right, ``ends[2]``/``ends[3]`` the spinner's two
   side lines (-1 while not open).  The first double placed after the opening tile — or a
@@ -32,7 +33,10 @@ from typing import List, Optional, Sequence
 
 from pipslab.envs.errors import IllegalActionError
 
-from .engine import DRAW, PASS, PLACE, DominoState, DominoView, zero_sum_returns
+from .common import (
+    DRAW, PASS, PLACE, DominoView, StateBase, deal_hands, first_player, initial_groups, take_placed,
+    zero_sum_returns,
+)
 from .tiles import (
     DOUBLES_MASK, FULL_SET, IS_DOUBLE, N_TILES, OTHER_HALF, SUIT, TILES, count, tile_name, tiles_of,
 )
@@ -133,20 +137,23 @@ def scoring_mask(variant: Variant, ends, spinner: int, candidates: int) -> int:
     return mask
 
 
-class TripleState(DominoState):
-    """A Triple-for-luck game state; see the module docstring."""
+class TripleState(StateBase):
+    """A Triple-for-luck game state; see the module docstring.
+
+    Use ``engine.deal`` (or :meth:`deal`) for a new game and
+    ``pipslab.envs.dominoes.notation.parse_position`` for a position string."""
 
     __slots__ = ("ends", "spinner", "arms", "winnings", "penalties", "turn_draws", "lucky")
 
     def __init__(self, variant: Variant, hands: Sequence[int], boneyard: Sequence[int] = (),
                  ends: Optional[Sequence[int]] = None, spinner: int = -1, arms=((), ()),
-                 line=None, current: int = 0, passes: int = 0, table: Optional[int] = None,
+                 line=None, current_player: int = 0, passes: int = 0, table: Optional[int] = None,
                  winnings: Optional[Sequence[int]] = None, penalties: Optional[Sequence[int]] = None,
                  turn_draws: int = 0, lucky: int = -1, history=None, from_deal: bool = True):
         ends = list(ends) if ends is not None else [-1, -1, -1, -1]
-        super().__init__(variant, hands, boneyard, left=ends[0], right=ends[1], current=current,
-                         passes=passes, table=table, line=line, opening=-1, history=history,
-                         from_deal=from_deal)
+        self._init_base(variant, hands, boneyard, current_player, passes, table,
+                        tuple(line) if line is not None else (() if ends[0] < 0 else None),
+                        history, from_deal)
         self.ends = ends
         self.spinner = spinner
         self.arms = tuple(tuple(a) for a in arms) if arms is not None else None
@@ -156,8 +163,28 @@ class TripleState(DominoState):
         self.turn_draws = turn_draws
         self.lucky = lucky
 
+    @classmethod
+    def deal(cls, variant: Variant, rng) -> "TripleState":
+        """Shuffle the 28 tiles with ``rng`` and deal a new game; the first player by lot."""
+        hands, boneyard = deal_hands(variant, rng)
+        seat, _tile = first_player(variant, hands, rng)
+        return cls(variant, hands, boneyard, current_player=seat, table=0)
+
     def clone(self) -> "TripleState":
-        s = DominoState.clone(self)  # copies the base slots into a TripleState
+        s = object.__new__(self.__class__)
+        s.variant = self.variant
+        s.hands = self.hands[:]
+        s.boneyard = self.boneyard
+        s.bpos = self.bpos
+        s.current_player = self.current_player
+        s.passes = self.passes
+        s.history = self.history
+        s.table = self.table
+        s.line = self.line
+        s.winner = self.winner
+        s.blocked = self.blocked
+        s.is_terminal = self.is_terminal
+        s.from_deal = self.from_deal
         s.ends = self.ends[:]
         s.spinner = self.spinner
         s.arms = self.arms
@@ -190,7 +217,7 @@ class TripleState(DominoState):
         if self.lucky >= 0:
             t = self.lucky
             return [a for a in self._all_placements(1 << t) if self.placement_score(t, a & 3) > 0]
-        return self._all_placements(self.hands[self.current])
+        return self._all_placements(self.hands[self.current_player])
 
     def scoring_tiles(self) -> int:
         """Mask of the tiles off the table that would have a scoring placement now."""
@@ -207,7 +234,7 @@ class TripleState(DominoState):
 
     # ------------------------------------------------------------------ rules
     def legal_actions(self) -> List[int]:
-        if self.terminal:
+        if self.is_terminal:
             return []
         acts = self.placements()
         if self.lucky >= 0:
@@ -229,10 +256,10 @@ class TripleState(DominoState):
         self.winnings[player] += points
 
     def apply(self, action: int) -> None:
-        if self.terminal:
+        if self.is_terminal:
             raise IllegalActionError(f"action {action} in a finished game: no action is legal")
         v = self.variant
-        player = self.current
+        player = self.current_player
         if 0 <= action < N_TILES * 4:
             tile, end = action >> 2, action & 3
             if self.lucky >= 0 or self.ends[0] < 0:
@@ -293,13 +320,13 @@ class TripleState(DominoState):
                 return
         else:
             self._illegal(action, "not an action id of this game")
-        self.current = (player + 1) % v.players
+        self.current_player = (player + 1) % v.players
 
     def _why_not(self, tile: int, end: int) -> str:
         if self.lucky >= 0:
             return f"the lucky {tile_name(self.lucky)} must be placed at once, on a scoring end"
-        if not self.hands[self.current] >> tile & 1:
-            return f"{tile_name(tile)} is not in player {self.current}'s hand"
+        if not self.hands[self.current_player] >> tile & 1:
+            return f"{tile_name(tile)} is not in player {self.current_player}'s hand"
         if self.ends[0] < 0:
             return "the opening tile is placed at end 0 (left)"
         n = self.shown(end)
@@ -328,10 +355,9 @@ class TripleState(DominoState):
                 self.line = self.line + ((shown, other),) if end else ((other, shown),) + self.line
             if self.spinner < 0 and a == b:
                 self.spinner = a
-        self.left, self.right = ends[0], ends[1]
 
     def _finish(self, winner: Optional[int], blocked: bool) -> None:
-        self.terminal = True
+        self.is_terminal = True
         self.blocked = blocked
         won = self.winners()
         self.winner = won[0] if len(won) == 1 else -1
@@ -349,7 +375,7 @@ class TripleState(DominoState):
 
     def winners(self) -> List[int]:
         """Seats ranked first; empty while playing, or when every seat ties (a draw)."""
-        if not self.terminal:
+        if not self.is_terminal:
             return []
         ranks = self.ranks()
         top = [p for p, r in enumerate(ranks) if r == 1]
@@ -371,25 +397,66 @@ class TripleState(DominoState):
         return [lost - self.winnings[p] if p in won else 0 for p in range(self.variant.players)]
 
     def result(self) -> dict:
-        r = super().result()
-        r.update({"winnings": list(self.winnings), "penalties": list(self.penalties),
-                  "ranks": self.ranks() if self.terminal else [],
-                  "settlement": self.settlement() if self.terminal else []})
-        return r
+        won = self.winners()
+        return {
+            "winner": None if self.winner is None or self.winner < 0 else self.winner,
+            "winners": won,
+            "draw": self.winner == -1,
+            "blocked": self.blocked,
+            "pips_left": self.pips_left(),
+            "points": self.points(),
+            "returns": self.returns(),
+            "winnings": list(self.winnings),
+            "penalties": list(self.penalties),
+            "ranks": self.ranks() if self.is_terminal else [],
+            "settlement": self.settlement() if self.is_terminal else [],
+        }
 
     # ------------------------------------------------------------------ views
     def observe(self, player: int) -> DominoView:
         lucky = self.lucky
-        if lucky >= 0 and player != self.current:
+        if lucky >= 0 and player != self.current_player:
             lucky = PENDING
         return DominoView(
             variant=self.variant, player=player, hand=self.hands[player],
             hand_sizes=tuple(count(h) for h in self.hands), boneyard_size=self.boneyard_size,
             left=self.ends[0], right=self.ends[1], table=self.table, line=self.line,
-            current=self.current, passes=self.passes, history=self.events(),
-            from_deal=self.from_deal, terminal=self.terminal, ends=tuple(self.ends),
+            current=self.current_player, passes=self.passes, history=self.events(),
+            from_deal=self.from_deal, terminal=self.is_terminal, ends=tuple(self.ends),
             spinner=self.spinner, arms=self.arms, winnings=tuple(self.winnings),
             penalties=tuple(self.penalties), turn_draws=self.turn_draws, lucky=lucky)
+
+    @staticmethod
+    def constraint_groups(view: DominoView):
+        """Per seat, groups ``[count, forbidden_tiles]`` of the tiles it holds now (see
+        ``line.DominoState.constraint_groups``).  Drawing for luck is a choice, so a draw
+        proves nothing about the hand; a pass proves it lacks every number it could have
+        matched; a lucky drawn tile is one that scores, and is placed at once."""
+        groups = initial_groups(view)
+        lucky = [False] * view.variant.players
+        for kind, p, tile, end, _left, _right in view.history:
+            if kind == PLACE:
+                gs = groups[p]
+                if lucky[p] and gs[-1][0] > 0:
+                    gs[-1][0] -= 1
+                else:
+                    take_placed(gs, tile)
+                lucky[p] = False
+            elif kind == PASS:
+                lacking = 0
+                for num in range(7):
+                    if end >> num & 1:
+                        lacking |= SUIT[num]
+                for g in groups[p]:
+                    g[1] |= lacking
+                lucky[p] = False
+            else:  # DRAW
+                # A lucky tile is one of the scoring tiles (``~end``) and is placed next.  An
+                # unlucky draw's proof (not a scoring tile) is left out: it would break the
+                # nesting of the groups' constraints that the greedy accounting relies on.
+                lucky[p] = end < 0
+                groups[p].append([1, end & FULL_SET if end < 0 else 0])
+        return groups
 
     @classmethod
     def from_view(cls, view: DominoView, hands, boneyard, history) -> "TripleState":
@@ -400,7 +467,7 @@ class TripleState(DominoState):
             allowed = ~last[3] & hands[view.current]
             lucky = next(tiles_of(allowed)) if allowed else next(tiles_of(hands[view.current]))
         s = cls(view.variant, hands, boneyard, ends=view.ends, spinner=view.spinner, arms=view.arms,
-                line=view.line, current=view.current, passes=view.passes, table=view.table,
+                line=view.line, current_player=view.current, passes=view.passes, table=view.table,
                 winnings=view.winnings, penalties=view.penalties, turn_draws=view.turn_draws,
                 lucky=lucky, history=history, from_deal=view.from_deal)
         if view.terminal:
