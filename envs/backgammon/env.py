@@ -46,6 +46,7 @@ from gymnasium import spaces
 
 from pipslab.envs.errors import IllegalActionError, PipslabError
 from pipslab.envs.observation import Observation
+from pipslab.envs.opponents import resolve_opponent
 
 from .features import NUM_FEATURES, tesauro_features
 from .game import NUM_ACTIONS, BackgammonState, new_game
@@ -70,9 +71,8 @@ class BackgammonEnv(gym.Env):
             raise PipslabError(f"illegal_action is 'raise' or 'lose', got {illegal_action!r}")
         if render_mode not in (None, "ansi"):
             raise PipslabError(f"render_mode is None or 'ansi', got {render_mode!r}")
-        if isinstance(opponent, str):
-            from pipslab.agents.registry import make_agent  # only for the convenience of a spec string
-            opponent = make_agent(opponent, "backgammon")
+        if isinstance(opponent, str):  # a spec string, made by the factory pipslab.agents installs
+            opponent = resolve_opponent(opponent, "backgammon")
         self.learner_seat = learner_seat
         self.opponent = opponent
         self.illegal_action = illegal_action

@@ -52,8 +52,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from pipslab.envs.observation import Observation
 from pipslab.envs.errors import IllegalActionError, PipslabError
+from pipslab.envs.observation import Observation
+from pipslab.envs.opponents import is_agent, resolve_opponent
 
 from .engine import DominoView, deal
 from .notation import format_position, parse_position, render
@@ -94,10 +95,6 @@ def encode_view(view: DominoView) -> np.ndarray:
     return x
 
 
-def _is_agent(obj) -> bool:
-    return callable(getattr(obj, "act", None))
-
-
 class DominoEnvBase(gym.Env):
     """One learner seat of a domino game; the other seats are played by agents.
 
@@ -108,7 +105,8 @@ class DominoEnvBase(gym.Env):
 
     ``opponents``: an agent, an agent name, or a list with one entry per seat (the
     learner's entry is ignored; ``None`` entries mean ``"random"``).  A name makes a fresh
-    agent per seat; one agent object given for several seats plays all of them.
+    agent per seat (``pipslab.envs.opponents``: the factory pipslab.agents installs); one
+    agent object given for several seats plays all of them.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -142,7 +140,7 @@ class DominoEnvBase(gym.Env):
 
     def _make_opponents(self, opponents):
         n = self.variant.players
-        if opponents is None or isinstance(opponents, str) or _is_agent(opponents):
+        if opponents is None or isinstance(opponents, str) or is_agent(opponents):
             opponents = [opponents] * n
         opponents = list(opponents)
         if len(opponents) != n:
@@ -152,14 +150,7 @@ class DominoEnvBase(gym.Env):
             if seat == self.learner_seat:
                 seats.append(None)
                 continue
-            if opp is None or isinstance(opp, str):
-                # a name is looked up in the agents' registry, only for convenience: the env
-                # itself needs nothing of an agent but ``act(observation, rng)``
-                from pipslab.agents.registry import make_agent
-                opp = make_agent(opp or "random", self.game)
-            if not _is_agent(opp):
-                raise PipslabError(f"opponent must be an agent or an agent name, got {opp!r}")
-            seats.append(opp)
+            seats.append(resolve_opponent(opp, self.game))
         return seats
 
     # ------------------------------------------------------------------ hooks

@@ -8,5 +8,6 @@ layering: :mod:`pipslab.envs` (rules engines and their envs), :mod:`pipslab.agen
 :mod:`pipslab.experiments` (harness, training, the ``pipslab`` CLI).
 """
 from . import envs  # noqa: F401  (registers the Gymnasium ids)
+from . import agents  # noqa: F401,E402  (lets the envs make opponents by name: pipslab.envs.opponents)
 
 __version__ = "0.1.0"
