@@ -165,7 +165,7 @@ POSITION = Option("position", str, help="start from this position string instead
 
 
 # ------------------------------------------------------------------ outcome
-@dataclass(frozen=True)
+@dataclass
 class Outcome:
     """How a finished game ended, per seat.
 
@@ -191,20 +191,23 @@ def outcome_from_returns(returns: Sequence[float], teams: Sequence[int], points:
     """The :class:`Outcome` whose winners are the seats of the team(s) with the best return
     (nobody when every team has the same), ``points`` defaulting to the returns."""
     returns = tuple(returns)
+    points = returns if points is None else tuple(points)
+    pips_left = None if pips_left is None else tuple(pips_left)
+    extra = {} if extra is None else extra
     if len(returns) == 2 and teams[0] != teams[1]:   # the common case, inline
         r0, r1 = returns
-        winners: Tuple[int, ...] = (0,) if r0 > r1 else ((1,) if r1 > r0 else ())
-    else:
-        by_team: Dict[int, float] = {}
-        for seat, t in enumerate(teams):
-            by_team.setdefault(t, returns[seat])
-        best, worst = max(by_team.values()), min(by_team.values())
-        winners = () if best == worst else tuple(s for s, t in enumerate(teams) if by_team[t] == best)
+        if r0 == r1:
+            return Outcome(returns, (), None, None, True, points, pips_left, extra)
+        w = 0 if r0 > r1 else 1
+        return Outcome(returns, (w,), w, teams[w], False, points, pips_left, extra)
+    by_team: Dict[int, float] = {}
+    for seat, t in enumerate(teams):
+        by_team.setdefault(t, returns[seat])
+    best, worst = max(by_team.values()), min(by_team.values())
+    winners = () if best == worst else tuple(s for s, t in enumerate(teams) if by_team[t] == best)
     won_teams = {teams[s] for s in winners}
-    return Outcome(returns=returns, winners=winners, winner=winners[0] if len(winners) == 1 else None,
-                   team=next(iter(won_teams)) if len(won_teams) == 1 else None, draw=not winners,
-                   points=tuple(returns if points is None else points),
-                   pips_left=None if pips_left is None else tuple(pips_left), extra=dict(extra or {}))
+    return Outcome(returns, winners, winners[0] if len(winners) == 1 else None,
+                   next(iter(won_teams)) if len(won_teams) == 1 else None, not winners, points, pips_left, extra)
 
 
 # ------------------------------------------------------------------ the definition

@@ -53,14 +53,16 @@ def _check_variant(state, variant, flags: str):
 
 
 def _hand_outcome(state, extra: Dict[str, Any]) -> Outcome:
-    """A hand (Happy, a Troshin hand, Triple): the engine's returns, points and pips."""
+    """A hand (a Troshin hand): the engine's returns, points and pips."""
     return outcome_from_returns(state.returns(), state.variant.teams, points=state.points(),
                                 pips_left=state.pips_left(), extra=extra)
 
 
 # ------------------------------------------------------------------ happy
 def happy_outcome(state) -> Outcome:
-    return _hand_outcome(state, _events_columns(state))
+    """+1/−1/0; Happy's points are its returns (the engine's ``points()``)."""
+    return outcome_from_returns(state.returns(), state.variant.teams, pips_left=state.pips_left(),
+                                extra=_events_columns(state))
 
 
 HAPPY = Game(
