@@ -15,11 +15,12 @@ import numpy as np
 from pipslab.envs.dominoes.engine import decode
 from pipslab.envs.dominoes.tiles import FULL_SET, HEAVINESS, OTHER_HALF, SUIT, TILES, count
 from pipslab.envs.dominoes.triple import placement_score, scoring_mask
+from pipslab.envs.game import GAMES
 
 from .base import Agent, Observation
 from .registry import register
 
-DOMINO_GAMES = ["happy", "troshin", "triple"]
+DOMINO_GAMES = GAMES.family("dominoes")   # happy, troshin, triple (pipslab.envs.dominoes.games)
 
 
 class _ScoredAgent(Agent):

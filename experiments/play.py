@@ -20,7 +20,7 @@ from pathlib import Path
 from pipslab.envs.errors import PipslabError
 
 from .files import atomic_write_text
-from .games import game_spec, play_game
+from .games import add_option_flags, flag_options_given, game_spec, parse_option_items, play_game
 from .seedplan import new_seat_agents
 from .tournament import split_agent_list
 
@@ -30,9 +30,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--agents", default=None, help="one agent spec per seat, comma-separated")
     parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents' choices")
-    parser.add_argument("--mode", default="block", choices=["block", "draw"], help="Happy dominoes mode")
-    parser.add_argument("--players", type=int, default=None, help="seats, for games that take 2-4 players")
-    parser.add_argument("--pairs", action="store_true", help="four players as two pairs (partners opposite)")
+    add_option_flags(parser)   # the games' own flags: --mode, --players, --pairs, --match (pipslab.envs.GAMES)
     parser.add_argument("--option", action="append", metavar="KEY=VALUE",
                         help="another game option (repeatable), as for the tournament")
     parser.add_argument("--position", default=None,
@@ -49,18 +47,9 @@ def add_arguments(parser) -> None:
 
 
 def _options(game: str, ns) -> dict:
-    from pipslab.agents.registry import parse_value
-    options = {"mode": ns.mode} if game == "happy" else {}
-    if ns.players is not None:
-        options["players"] = ns.players
-    if ns.pairs:
-        options["pairs"] = True
-    for item in ns.option or []:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise PipslabError(f"bad --option {item!r}: expected KEY=VALUE")
-        options[key.strip()] = parse_value(value.strip())
-    return options
+    options = flag_options_given(ns)
+    options.update(parse_option_items(ns.option))
+    return game_spec(game).options_for(options)
 
 
 def _import(modules) -> None:
@@ -175,15 +164,15 @@ def replay(ns) -> int:
          + ", ".join(f"seat {s} {a.name}" for s, a in enumerate(agents)))
     state, moves = _play_printed(spec, options, agents, deal_seed, agent_seed, emit)
     if record is not None:
-        result = state.result() if hasattr(state, "result") else {}
+        out = spec.outcome(state)
         mismatches = []
         if int(record["moves"]) != moves:
             mismatches.append(f"moves {moves} (recorded {record['moves']})")
-        for s, p in enumerate(result.get("pips_left") or []):
+        for s, p in enumerate(out.pips_left or []):
             col = f"pips_left_{s}"
             if col in record.index and int(record[col]) != int(p):
                 mismatches.append(f"seat {s} pips {p} (recorded {record[col]})")
-        for s, r in enumerate(state.returns()):
+        for s, r in enumerate(out.returns):
             col = f"return_{s}"
             if col in record.index and float(record[col]) != float(r):
                 mismatches.append(f"seat {s} return {r} (recorded {record[col]})")
