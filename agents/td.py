@@ -29,6 +29,7 @@ half-loaded.  Shipped nets live in ``agents/nets/NAME.pt`` with a model card
 """
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Dict, Tuple
 
@@ -69,6 +70,10 @@ class TDNet(nn.Module):
             width = h
         layers.append(nn.Linear(width, len(OUTPUTS)))
         self.layers = nn.Sequential(*layers)
+
+    @staticmethod
+    def inputs(features: str) -> int:
+        return FEATURE_SETS[features]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Logits; the probabilities are ``sigmoid`` of them."""
@@ -135,7 +140,9 @@ def read_checkpoint(path: Path) -> dict:
         known = ", ".join(shipped_nets()) or "none"
         raise PipslabError(f"no network file {str(path)!r} (shipped nets: {known})")
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():   # torch warns before refusing a foreign pickle
+            warnings.simplefilter("ignore")
+            data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many kinds for a damaged file
         raise PipslabError(f"{path}: not a readable network file ({type(exc).__name__})") from None
     if not isinstance(data, dict) or data.get("format") != NET_FORMAT:

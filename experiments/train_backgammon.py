@@ -65,7 +65,7 @@ import torch
 from tqdm import tqdm
 
 from pipslab.agents.backgammon_value import finished_points, swap
-from pipslab.agents.td import NET_FORMAT, TDNet, equity, flip, net_from, read_checkpoint, save_net
+from pipslab.agents.td import TDNet, equity, flip, net_from, outcome_vector, read_checkpoint, save_net
 from pipslab.envs.backgammon import Position, fast
 from pipslab.envs.backgammon.features import FEATURE_SETS, encode
 from pipslab.envs.errors import PipslabError
@@ -74,7 +74,9 @@ from .files import atomic_write_text
 from .ratings import wilson_interval
 
 START = np.array(Position.start(), dtype=np.int8)
-MAX_TURNS = 2000     # a game of greedy self-play this long is a bug in the net (never seen)
+# A game still running after this many turns is dropped (points 0, no targets): a barely
+# trained net can keep two sides hitting each other for ever; a trained one never does.
+MAX_TURNS = 3000
 CHECKPOINT = "checkpoint.pt"
 CURVE_FIELDS = ["games", "wall_s", "opponent", "eval_games", "win_rate", "win_low", "win_high",
                 "points_per_game"]
@@ -89,7 +91,8 @@ class TrainArgs:
     features: str = "plus"        # "tesauro" (198 inputs) or "plus" (207)
     hidden: List[int] = field(default_factory=lambda: [128])
     lam: float = 0.7              # λ of the λ-returns
-    lr: float = 1e-3              # Adam
+    lr: float = 1e-3              # Adam's step size at the start
+    lr_halflife: int = 0          # games over which the step size halves (0: constant; floor lr/20)
     batch_games: int = 128        # games played in lock-step per generation
     minibatch: int = 512          # positions per gradient step
     epochs: int = 1               # passes over a generation's positions
@@ -110,6 +113,7 @@ class TrainArgs:
         for name in ("games", "batch_games", "minibatch", "epochs", "checkpoint_every", "eval_every", "threads"):
             positive(name)
         positive("eval_games", 0)
+        positive("lr_halflife", 0)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
             raise PipslabError(f"--seed must be a non-negative integer, got {self.seed!r}")
         if not (isinstance(self.lam, (int, float)) and 0.0 <= self.lam <= 1.0):
@@ -126,13 +130,20 @@ class TrainArgs:
 
     def hyper(self) -> dict:
         """What must match for ``--resume`` to continue the same run."""
-        return {k: getattr(self, k) for k in ("seed", "features", "hidden", "lam", "lr", "batch_games",
-                                              "minibatch", "epochs")}
+        return {k: getattr(self, k) for k in ("seed", "features", "hidden", "lam", "lr", "lr_halflife",
+                                              "batch_games", "minibatch", "epochs")}
+
+    def step_size(self, games: int) -> float:
+        """Adam's step size after ``games`` training games."""
+        if not self.lr_halflife:
+            return self.lr
+        return max(self.lr * 0.5 ** (games / self.lr_halflife), self.lr / 20)
 
     def command(self, resume: bool = False) -> str:
         parts = ["pipslab", "train", "backgammon", "--games", str(self.games), "--seed", str(self.seed),
                  "--out", str(self.out), "--features", self.features,
                  "--hidden", ",".join(map(str, self.hidden)), "--lam", str(self.lam), "--lr", str(self.lr),
+                 "--lr-halflife", str(self.lr_halflife),
                  "--batch-games", str(self.batch_games), "--minibatch", str(self.minibatch),
                  "--epochs", str(self.epochs), "--checkpoint-every", str(self.checkpoint_every),
                  "--eval-every", str(self.eval_every), "--eval-games", str(self.eval_games),
@@ -171,22 +182,23 @@ def _best_in_segments(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return order[offsets[:-1]]
 
 
-def play_generation(net: TDNet, seed: int, first_game: int, count: int):
+def play_generation(net: TDNet, seed: int, first_game: int, count: int, start: np.ndarray = START):
     """``count`` greedy self-play games of ``net`` in lock-step, games
-    ``first_game .. first_game + count - 1``.  Returns ``(states, points)``: per game the
+    ``first_game .. first_game + count - 1``, from ``start`` (the player on roll's side).  Returns ``(states, points)``: per game the
     positions faced on roll (``T x 26`` int8, each from its mover's side; the last one is
-    the winner's before his final play) and the points he won."""
+    the winner's before his final play) and the points he won (0 for a game dropped at
+    ``MAX_TURNS``)."""
     dice = [_Dice(seed, first_game + g) for g in range(count)]
-    boards = np.tile(START, (count, 1))
+    boards = np.tile(np.asarray(start, dtype=np.int8), (count, 1))
     states: List[list] = [[] for _ in range(count)]
     points = np.zeros(count)
     alive = np.arange(count)
     features = net.config["features"]
     for _ in range(MAX_TURNS):
         if not len(alive):
-            return [np.array(s, dtype=np.int8) for s in states], points
+            break
         for g in alive:
-            states[g].append(boards[g])
+            states[g].append(boards[g].copy())
         rolls = np.array([dice[g].next() for g in alive])
         rows, offsets = fast.batch_afterstates(boards[alive], rolls)
         done = finished_points(rows)
@@ -199,7 +211,7 @@ def play_generation(net: TDNet, seed: int, first_game: int, count: int):
         points[alive[ended]] = done[best][ended]
         boards[alive] = swap(chosen)           # the opponent is on roll now
         alive = alive[~ended]
-    raise RuntimeError(f"self-play: a game ran past {MAX_TURNS} turns")
+    return [np.array(s, dtype=np.int8) for s in states], points
 
 
 def lambda_returns(v_next: np.ndarray, last: np.ndarray, lam: float) -> np.ndarray:
@@ -214,26 +226,36 @@ def lambda_returns(v_next: np.ndarray, last: np.ndarray, lam: float) -> np.ndarr
     return G
 
 
-def _outcome(points: float) -> np.ndarray:
-    return np.array([1.0, points >= 2, points >= 3, 0.0, 0.0])
+def targets(net: TDNet, states, points, lam: float):
+    """``(X, G)``: the inputs of every kept position of the games (``states`` and
+    ``points`` as :func:`play_generation` returns them) and their λ-return targets, with
+    the values of ``net`` as it is now."""
+    kept = [i for i, pts in enumerate(points) if pts > 0]
+    states, points = [states[i] for i in kept], [points[i] for i in kept]
+    if not kept:
+        return torch.zeros((0, TDNet.inputs(net.config["features"]))), np.zeros((0, 5))
+    X = torch.from_numpy(encode(np.concatenate(states), net.config["features"]))
+    with torch.no_grad():
+        V = torch.sigmoid(net(X)).numpy().astype(np.float64)
+    out, start = [], 0
+    for s, pts in zip(states, points):
+        T = len(s)
+        v_next = np.empty((T, 5))
+        v_next[:-1] = V[start + 1:start + T]
+        out.append(lambda_returns(v_next, outcome_vector(pts), lam))
+        start += T
+    return X, np.concatenate(out)
 
 
 def train_generation(net: TDNet, opt: torch.optim.Optimizer, states, points, args: TrainArgs,
                      generation: int) -> float:
     """λ-returns with the current net, then ``epochs`` passes of minibatch Adam over the
     generation's positions.  Returns the mean loss."""
-    X = torch.from_numpy(encode(np.concatenate(states), net.config["features"]))
-    with torch.no_grad():
-        V = torch.sigmoid(net(X)).numpy().astype(np.float64)
-    targets, start = [], 0
-    for s, pts in zip(states, points):
-        T = len(s)
-        v_next = np.empty((T, 5))
-        v_next[:-1] = V[start + 1:start + T]
-        targets.append(lambda_returns(v_next, _outcome(pts), args.lam))
-        start += T
-    Y = torch.from_numpy(np.concatenate(targets).astype(np.float32))
+    X, G = targets(net, states, points, args.lam)
+    Y = torch.from_numpy(G.astype(np.float32))
     rng = np.random.default_rng([args.seed, 1, generation])
+    for group in opt.param_groups:
+        group["lr"] = args.step_size(generation * args.batch_games)
     loss_fn = torch.nn.BCEWithLogitsLoss()
     total, steps = 0.0, 0
     for _ in range(args.epochs):
@@ -460,6 +482,8 @@ def add_arguments(p) -> None:
     p.add_argument("--hidden", type=_int_list, default=None, help="hidden layer sizes, e.g. 128 or 128,64")
     p.add_argument("--lam", type=float, default=None, help=f"λ (default {d.lam})")
     p.add_argument("--lr", type=float, default=None, help=f"Adam learning rate (default {d.lr})")
+    p.add_argument("--lr-halflife", type=int, default=None,
+                   help="games over which the learning rate halves (default 0: constant)")
     p.add_argument("--batch-games", type=int, default=None, help=f"games in lock-step (default {d.batch_games})")
     p.add_argument("--minibatch", type=int, default=None)
     p.add_argument("--epochs", type=int, default=None)
