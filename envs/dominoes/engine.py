@@ -98,3 +98,11 @@ def sample_world(view: DominoView, rng, attempts: int = 20):
     if view.match is not None:
         return TroshinMatch.from_view(view, state, rng)
     return state
+
+
+__all__ = [
+    "DRAW", "END_NAMES", "EVENT_NAMES", "LAYOUTS", "OUTRANKING", "PASS", "PLACE", "DominoState", "DominoView",
+    "Event", "MatchInfo", "TripleState", "TroshinMatch", "action_name", "deal", "deal_hands", "deal_unseen",
+    "decode", "encode_place", "needs_redeal", "opening_tile", "sample_world", "zero_sum_returns",
+    "_deal_unseen", "_match_unseen",
+]
