@@ -18,6 +18,7 @@ BENCHMARKS = {
     "backgammon": "pipslab.experiments.bench_backgammon",
     "solver": "pipslab.experiments.bench_search",
     "ismcts": "pipslab.experiments.bench_search",
+    "train": "pipslab.experiments.bench_train",
 }
 
 

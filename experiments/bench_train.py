@@ -1,0 +1,87 @@
+"""Self-play training speed of the ``td`` learner beside random backgammon play, in one run.
+
+``pipslab bench train [--seconds S] [--seed N] [--json] [--out DIR]``
+
+* **training** (the headline, ``train_games_per_s``): whole generations of
+  :mod:`pipslab.experiments.train_backgammon` — lock-step greedy self-play of 128 games
+  (one forward pass per step values every game's plays) plus the λ-return targets and
+  the Adam steps on their positions — with the shipped net's architecture, starting from
+  the shipped net's weights so that the games are as long as a trained net plays them.
+  Torch runs with one thread, as the trainer's default.
+* beside it, the random-play rows of ``pipslab bench backgammon``: uniformly random whole
+  plays with the compiled generator and a Python loop, and the whole game compiled.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+
+from pipslab.agents.td import DEFAULT_NET, load_net, net_from, read_checkpoint, net_path
+from pipslab.envs.backgammon import fast
+
+from .bench_backgammon import _rate, ours_compiled, ours_whole_plays
+from . import train_backgammon as tb
+
+
+def measure_training(seconds: float, seed: int) -> dict:
+    path = net_path(DEFAULT_NET)
+    net = net_from(read_checkpoint(path), path)      # a private copy: it is trained here
+    net.train()
+    args = tb.TrainArgs(seed=seed, features=net.config["features"], hidden=net.config["hidden"])
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        states, points = tb.play_generation(net, seed, 0, 8)          # warm-up, off the clock
+        tb.train_generation(net, opt, states, points, args, 0)
+        games = plies = generations = 0
+        t0 = time.perf_counter()
+        while True:
+            states, points = tb.play_generation(net, seed, games, args.batch_games)
+            tb.train_generation(net, opt, states, points, args, generations)
+            games += args.batch_games
+            plies += sum(map(len, states))
+            generations += 1
+            elapsed = time.perf_counter() - t0
+            if elapsed >= seconds:
+                break
+    finally:
+        torch.set_num_threads(threads)
+    return {"train_games_per_s": games / elapsed, "train_plies_per_s": plies / elapsed,
+            "train_games": games, "plies_per_game": plies / games, "net": DEFAULT_NET,
+            "architecture": net.config, "batch_games": args.batch_games}
+
+
+def measure(seconds: float, seed: int) -> dict:
+    fast.warm_up()
+    load_net(DEFAULT_NET)
+    rng = np.random.default_rng(seed)
+    r = measure_training(max(seconds, 1.0) * 2, seed)
+    r["random_whole_plays_games_per_s"] = _rate(ours_whole_plays(rng), seconds)
+    r["random_compiled_games_per_s"] = _rate(ours_compiled(rng), seconds)
+    r["seconds"], r["seed"] = seconds, seed
+    return r
+
+
+def format_table(r: dict) -> str:
+    a = r["architecture"]
+    rows = [
+        (f"td self-play training ({a['features']}, hidden {a['hidden']}, {r['batch_games']} games lock-step)",
+         r["train_games_per_s"]),
+        ("random whole plays, compiled generation, Python loop", r["random_whole_plays_games_per_s"]),
+        ("random, whole game compiled (numba)", r["random_compiled_games_per_s"]),
+    ]
+    lines = ["backgammon: games per second, one process",
+             f"{'':74s} {'games/s':>9s}"]
+    lines += [f"{name:74s} {rate:9.1f}" for name, rate in rows]
+    lines.append(f"(training: {r['train_games']} games, {r['plies_per_game']:.1f} plies a game, "
+                 f"{r['train_plies_per_s']:.0f} positions/s)")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from .bench import report
+    r = measure(args.seconds, args.seed)
+    return report(args, r, format_table(r), "bench_train.json")
