@@ -365,8 +365,11 @@ class Game:
         return self.label(opts) if self.label is not None else self.name
 
     # ------------------------------------------------------------------ states
-    def new_state(self, rng: Optional[np.random.Generator], options: Optional[Mapping[str, Any]] = None):
-        """A new game dealt from ``rng`` — or, with the ``position`` option, that position."""
+    def new_state(self, rng, options: Optional[Mapping[str, Any]] = None):
+        """A new game dealt from ``rng`` (a Generator, or a seed for one) — or, with the
+        ``position`` option, that position."""
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(rng)
         opts = self.resolve(options)
         position = opts.get("position")
         if position:
