@@ -41,7 +41,9 @@ which others share its generation); the minibatch order of generation ``k`` from
 multiple of ``batch_games``) and checkpoints fall between them, so a run stopped and
 resumed gives the same weights as one run straight through (a test checks it).  Torch
 runs with ``threads`` intra-op threads (default 1): more threads may change the float
-summation order and with it the last bits.
+summation order and with it the last bits.  ``workers`` processes share each
+generation's games (game ``g``'s dice and the net are the same wherever it is played, so
+the weights do not depend on the number of workers; a test checks it).
 """
 from __future__ import annotations
 
@@ -100,7 +102,8 @@ class TrainArgs:
     eval_every: int = 10_000
     eval_games: int = 200         # duplicate games per opponent at every evaluation (0: none)
     eval_against: List[str] = field(default_factory=lambda: ["pubeval"])
-    threads: int = 1
+    threads: int = 1              # torch intra-op threads of the learner
+    workers: int = 1              # processes that play each generation's games
     progress: bool = True
     tensorboard: bool = False
     config: Optional[str] = None
@@ -110,7 +113,8 @@ class TrainArgs:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < low or v > 10**9:
                 raise PipslabError(f"--{name.replace('_', '-')} must be an integer from {low} to 10^9, got {v!r}")
-        for name in ("games", "batch_games", "minibatch", "epochs", "checkpoint_every", "eval_every", "threads"):
+        for name in ("games", "batch_games", "minibatch", "epochs", "checkpoint_every", "eval_every", "threads",
+                     "workers"):
             positive(name)
         positive("eval_games", 0)
         positive("lr_halflife", 0)
@@ -277,6 +281,52 @@ class TrainingInterrupted(KeyboardInterrupt):
         self.games, self.command = games, command
 
 
+# ------------------------------------------------------------ worker processes
+_WORKER_NET: Optional[TDNet] = None
+
+
+def _play_shard(config: dict, weights: dict, seed: int, first_game: int, count: int):
+    """In a worker process: games ``first_game ..`` of a generation with the learner's
+    current weights."""
+    global _WORKER_NET
+    if _WORKER_NET is None or _WORKER_NET.config != config:
+        torch.set_num_threads(1)
+        _WORKER_NET = TDNet(config["features"], config["hidden"])
+    _WORKER_NET.load_state_dict(weights)
+    return play_generation(_WORKER_NET, seed, first_game, count)
+
+
+class _Players:
+    """Plays a generation in this process or shared out to ``workers`` processes."""
+
+    def __init__(self, workers: int):
+        self.pool = None
+        if workers > 1:
+            import multiprocessing as mp
+            self.pool = mp.get_context("spawn").Pool(workers)
+            self.workers = workers
+
+    def play(self, net: TDNet, seed: int, first_game: int, count: int):
+        if self.pool is None:
+            return play_generation(net, seed, first_game, count)
+        weights = {k: v.detach().clone() for k, v in net.state_dict().items()}
+        bounds = np.linspace(0, count, self.workers + 1).astype(int)
+        jobs = [self.pool.apply_async(_play_shard, (net.config, weights, seed, first_game + lo, hi - lo))
+                for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+        states, points = [], []
+        for job in jobs:
+            s, p = job.get()
+            states += s
+            points.append(p)
+        return states, np.concatenate(points)
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+
+
 # ------------------------------------------------------------------ run state
 def _atomic_torch_save(obj, path: Path) -> None:
     tmp = path.with_name(path.name + ".tmp")
@@ -424,9 +474,10 @@ def train(args: TrainArgs) -> dict:
     bar = tqdm(total=target, initial=min(games, target), unit="game", disable=not args.progress,
                dynamic_ncols=True, smoothing=0.05)
     t0 = time.perf_counter() - wall
+    players = _Players(args.workers)
     try:
         while games < target:
-            states, points = play_generation(net, args.seed, games, args.batch_games)
+            states, points = players.play(net, args.seed, games, args.batch_games)
             loss = train_generation(net, opt, states, points, args, generation)
             games += args.batch_games
             generation += 1
@@ -449,12 +500,14 @@ def train(args: TrainArgs) -> dict:
                     bar.write(f"{games} games, {wall:.0f} s: {r['win_rate']:.1%} "
                               f"[{r['win_low']:.1%}, {r['win_high']:.1%}] against {r['opponent']}, "
                               f"{r['points_per_game']:+.3f} points/game")
-                t0 -= time.perf_counter() - t0 - wall     # evaluation time is not training time
+                t0 += time.perf_counter() - t0 - wall     # evaluation time is not training time
                 save()
     except KeyboardInterrupt:
         bar.close()
         save()
         raise TrainingInterrupted(games, dataclasses.replace(args, resume=True).command(resume=True)) from None
+    finally:
+        players.close()
     bar.close()
     save()
     net_file = out / "net.pt"
@@ -491,7 +544,9 @@ def add_arguments(p) -> None:
     p.add_argument("--eval-every", type=int, default=None)
     p.add_argument("--eval-games", type=int, default=None, help="0: no evaluations")
     p.add_argument("--eval-against", default=None, help="comma-separated agents (default pubeval)")
-    p.add_argument("--workers", type=int, default=None, help="torch threads (default 1; see the docstring)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes that play each generation's games (default 1; the weights do not depend on it)")
+    p.add_argument("--threads", type=int, default=None, help="torch threads of the learner (default 1)")
     p.add_argument("--tensorboard", action="store_true", default=None)
     p.add_argument("--no-progress", dest="progress", action="store_false", default=None)
 
@@ -510,11 +565,9 @@ def args_from_namespace(ns) -> TrainArgs:
         values = {k.replace("-", "_"): v for k, v in values.items()}
         values.pop("game", None)
     for key in vars(ns):
-        if key in ("config", "_run", "command", "game", "workers") or getattr(ns, key) is None:
+        if key in ("config", "_run", "command", "game") or getattr(ns, key) is None:
             continue
         values[key] = getattr(ns, key)
-    if getattr(ns, "workers", None) is not None:
-        values["threads"] = ns.workers
     known = {f.name for f in dataclasses.fields(TrainArgs)}
     unknown = sorted(set(values) - known)
     if unknown:

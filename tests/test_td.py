@@ -275,3 +275,12 @@ def test_the_shipped_net_loads_and_plays():
     assert p.shape == (1, 5) and 0.35 < p[0, 0] < 0.75       # the opening is about even
     card = net_path(DEFAULT_NET).with_suffix(".md")
     assert card.exists() and "pipslab train backgammon" in card.read_text()
+
+
+def test_worker_processes_give_the_same_weights(tmp_path):
+    common = dict(games=64, seed=6, hidden=[8], batch_games=32, eval_games=0, progress=False)
+    tb.train(tb.TrainArgs(out=str(tmp_path / "one"), **common))
+    tb.train(tb.TrainArgs(out=str(tmp_path / "two"), workers=2, **common))
+    a = torch.load(tmp_path / "one" / "net.pt", weights_only=True)["model"]
+    b = torch.load(tmp_path / "two" / "net.pt", weights_only=True)["model"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
