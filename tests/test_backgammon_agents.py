@@ -12,7 +12,7 @@ def test_backgammon_agents_are_registered():
     assert {"random", "pubeval", "race", "gnubg"} <= set(agent_names("backgammon"))
 
 
-@pytest.mark.parametrize("name", ["pubeval", "race", "gnubg"])
+@pytest.mark.parametrize("name", ["pubeval", "race", pytest.param("gnubg", marks=pytest.mark.peers)])
 def test_afterstate_agents_make_their_chosen_play_checker_by_checker(name):
     agent = make_agent(name, "backgammon")
     chosen = []
@@ -42,6 +42,7 @@ def test_pubeval_picks_the_classic_openings():
     assert sorted(best.moves) == [(6, 5), (8, 5)]                  # 8/5 6/5 makes the 5-point
 
 
+@pytest.mark.peers
 def test_pubeval_agrees_with_gnubg_pub_best_move():
     report = pubeval_agreement(200, seed=1)
     assert report["agreement"] >= 0.99, report

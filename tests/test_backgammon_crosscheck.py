@@ -1,4 +1,6 @@
 """Move generation against GNU Backgammon: a committed fixture and a live check."""
+import pytest
+
 from pipslab.envs.backgammon import Position, legal_plays
 from pipslab.envs.backgammon.moves import dice_to_play
 
@@ -19,6 +21,8 @@ def test_fixture_matches_gnubg_results():
     assert bad == []
 
 
+@pytest.mark.peers
+@pytest.mark.slow
 def test_live_against_gnubg_nn():
     import gnubg_nn  # noqa: F401  (installed by the [bench] extra; fail, never skip, without it)
 
@@ -28,6 +32,7 @@ def test_live_against_gnubg_nn():
     assert report["mismatches"] == 0, report["examples"]
 
 
+@pytest.mark.peers
 def test_position_ids_agree_with_gnubg_nn():
     import gnubg_nn
 

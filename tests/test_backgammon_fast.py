@@ -2,6 +2,7 @@
 import json
 
 import numpy as np
+import pytest
 
 from pipslab.envs.backgammon import Position, fast, new_game
 from pipslab.envs.backgammon.game import play_uniformly
@@ -38,6 +39,7 @@ def test_compiled_random_games_end():
     assert fast.random_game(3) == fast.random_game(3)
 
 
+@pytest.mark.peers
 def test_bench_json_contract(capsys):
     import argparse
 

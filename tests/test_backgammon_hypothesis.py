@@ -1,4 +1,5 @@
 """Hypothesis: arbitrary legal-looking positions round-trip and generate consistent plays."""
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,6 +32,7 @@ rolls = st.tuples(st.integers(1, 6), st.integers(1, 6))
 
 @settings(max_examples=300, deadline=None)
 @given(positions(), rolls)
+@pytest.mark.slow
 def test_plays_keep_checkers_and_agree_everywhere(pos, roll):
     assert Position.from_id(pos.id) == pos and pos.swap().swap() == pos
     dice = dice_to_play(roll)

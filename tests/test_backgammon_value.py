@@ -97,6 +97,7 @@ def test_play_chunk_is_deterministic_and_labels_both_sides():
         assert won.any() and not won.all()
 
 
+@pytest.mark.slow
 def test_calibrate_fits_resumes_and_refuses_to_overwrite(tmp_path):
     out = tmp_path / "cal"
     args = CalibrateArgs(eval="pubeval", games=250, seed=3, out=str(out), workers=1)
@@ -121,6 +122,7 @@ def test_calibrate_fits_resumes_and_refuses_to_overwrite(tmp_path):
         run_calibration(args, progress=False)
 
 
+@pytest.mark.slow
 def test_calibrate_ctrl_c_saves_what_is_played_and_resume_finishes_it(tmp_path, monkeypatch):
     import pipslab.experiments.calibrate as cal_mod
     real, calls = cal_mod.play_chunk, []

@@ -22,6 +22,7 @@ from harness_helpers import pipslab
     (["play", "happy", "--agents", "random"], "give 2 agents"),
     (["bench", "checkers"], "invalid choice"),
 ])
+@pytest.mark.slow
 def test_bad_input_is_one_line_and_nonzero_exit(args, message):
     r = pipslab(*args)
     assert r.returncode == 2
@@ -37,6 +38,7 @@ def test_play_prints_a_game(capsys):
     assert "seat 0 (heaviest)" in out and "game over" in out
 
 
+@pytest.mark.slow
 def test_tournament_cli_writes_tables(tmp_path, capsys):
     out = tmp_path / "t"
     assert main(["tournament", "happy", "--mode", "block", "--agents", "heaviest,random", "--games", "40",
@@ -100,6 +102,8 @@ def test_agent_specs_parse():
         make_agent("heaviest:depth=3", "happy")
 
 
+@pytest.mark.peers
+@pytest.mark.slow
 def test_bench_reports_ours_and_peers_in_one_json():
     r = pipslab("bench", "dominoes", "--json", "--seconds", "0.2")
     assert r.returncode == 0, r.stderr

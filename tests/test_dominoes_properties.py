@@ -1,6 +1,7 @@
 """Property tests over thousands of seeded random games, in both Happy modes."""
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -70,6 +71,7 @@ def check_game(variant, seed):
 
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1))
+@pytest.mark.slow
 def test_block_mode_invariants(seed):
     for k in range(GAMES_PER_EXAMPLE):
         s = check_game(HAPPY_BLOCK, seed * 131 + k)
@@ -79,6 +81,7 @@ def test_block_mode_invariants(seed):
 
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1))
+@pytest.mark.slow
 def test_draw_mode_invariants(seed):
     for k in range(GAMES_PER_EXAMPLE):
         check_game(HAPPY_DRAW, seed * 131 + k)

@@ -152,6 +152,7 @@ def test_three_seat_game_with_identical_agents_splits_exactly(tmp_path):
     assert (res.games["players"] == 3).all() and {"seat0", "seat1", "seat2", "pips_left_2"} <= set(res.games)
 
 
+@pytest.mark.slow
 def test_multi_seat_and_pairs_tournament_tables(tmp_path):
     res = run_tournament(TournamentArgs(game="fake3", agents=["t_bump", "t_stand", "t_random", "t_stand2"],
                                         games=96, seed=4, out=str(tmp_path / "a"), progress=False, plots=True))
@@ -208,6 +209,7 @@ def test_records_and_output_files(tmp_path):
     assert "Wilson" in md and "Bradley" in md and "| heaviest" in md
 
 
+@pytest.mark.slow
 def test_parallel_and_serial_give_the_same_records(tmp_path):
     common = dict(agents=["random", "heaviest", "suits"], games=240, seed=11, progress=False, plots=False)
     serial = run_tournament(TournamentArgs(out=str(tmp_path / "s"), workers=1, **common))

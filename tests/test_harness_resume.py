@@ -14,6 +14,8 @@ import pytest
 
 from pipslab.experiments.tournament import TournamentArgs, read_games, run_tournament
 
+pytestmark = pytest.mark.slow   # real processes killed and resumed, and a Ray cluster: tens of seconds each
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

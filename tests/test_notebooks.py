@@ -14,6 +14,7 @@ def test_there_are_notebooks():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.slow
 def test_notebook_runs(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # whatever it writes lands in a scratch results/
     cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]

@@ -51,7 +51,7 @@ def test_zero_ply_pubeval_expectimax_plays_like_pubeval():
 
 @pytest.mark.parametrize("spec", ["expectimax:plies=1,eval=pubeval,filter=3", "mcts:iters=30",
                                   "mcts:iters=10,eval=rollout", "mcts:iters=20,eval=race",
-                                  "expectimax:plies=0,eval=rollout,filter=2"])
+                                  pytest.param("expectimax:plies=0,eval=rollout,filter=2", marks=pytest.mark.slow)])
 def test_search_agents_finish_games_legally(spec):
     spec_obj = game_spec("backgammon")
     agents = [make_agent(spec, "backgammon"), make_agent("race", "backgammon")]

@@ -55,8 +55,9 @@ def test_search_agents_never_read_hidden_state(spec, variant):
         assert a == b and a in s.legal_actions()
 
 
-@pytest.mark.parametrize("spec", SEARCH + ["oracle"])
-@pytest.mark.parametrize("mode", ["block", "draw"])
+@pytest.mark.parametrize("spec, mode", [
+    pytest.param(spec, mode, marks=pytest.mark.slow) if (spec, mode) == ("oracle", "draw") else (spec, mode)
+    for spec in SEARCH + ["oracle"] for mode in ("block", "draw")])
 def test_search_agents_play_whole_games_legally(spec, mode):
     spec_obj = game_spec("happy")
     agents = [make_agent(spec, "happy"), make_agent("heaviest", "happy")]
@@ -105,6 +106,7 @@ def test_bad_budgets_are_clear_errors(spec, message):
         make_agent(spec, "happy")
 
 
+@pytest.mark.slow
 def test_solve_cli_json_and_errors():
     r = pipslab("solve", "happy-block; turn=1; passes=1; ends=1|0; hands=2-2 / 0-0 0-2", "--json")
     assert r.returncode == 0, r.stderr
@@ -116,6 +118,8 @@ def test_solve_cli_json_and_errors():
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "hands" in r.stderr
 
 
+@pytest.mark.peers
+@pytest.mark.slow
 def test_bench_solver_json_has_median_and_p90():
     r = pipslab("bench", "solver", "--deals", "5", "--json")
     assert r.returncode == 0, r.stderr

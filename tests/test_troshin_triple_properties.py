@@ -129,6 +129,7 @@ def play_troshin_hand(v, seed):
 @pytest.mark.parametrize("variant", TROSHIN, ids=lambda v: v.name)
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1))
+@pytest.mark.slow
 def test_troshin_hands(variant, seed):
     for k in range(40):  # 25 x 40 = 1,000 hands per variant
         play_troshin_hand(variant, seed * 97 + k)
@@ -231,6 +232,7 @@ def play_triple(v, seed):
 @pytest.mark.parametrize("variant", TRIPLE, ids=lambda v: v.name)
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1))
+@pytest.mark.slow
 def test_triple_games(variant, seed):
     for k in range(40):  # 25 x 40 = 1,000 games per player count
         play_triple(variant, seed * 89 + k)
