@@ -100,7 +100,7 @@ def test_self_play_games_are_legal_and_finish(tmp_path):
 @pytest.mark.slow
 def test_short_training_beats_random_and_its_untrained_start(tmp_path):
     out = tmp_path / "run"
-    args = tb.TrainArgs(games=2048, seed=1, out=str(out), hidden=[32], batch_games=128, eval_games=0,
+    args = tb.TrainArgs(games=2048, seed=1, out=str(out), hidden=[32], lr=3e-3, batch_games=128, eval_games=0,
                         progress=False, checkpoint_every=1024)
     tb.train(args)
     trained = out / "net.pt"
