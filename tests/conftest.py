@@ -1,9 +1,13 @@
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+# The tests live in tests/envs, tests/agents and tests/experiments (mirroring the packages)
+# and import the code as installed, ``pipslab.envs`` …; the helper modules they share
+# (dominoes_helpers, backgammon_helpers, harness_helpers, harness_fakes) stay here in tests/,
+# importable by their plain names from every folder.
+TESTS = os.path.dirname(os.path.abspath(__file__))
+if TESTS not in sys.path:
+    sys.path.insert(0, TESTS)
 
 # CI replays the same hypothesis examples every run (a failure there is then reproducible
 # from the log); a developer's run explores new ones.

@@ -8,7 +8,8 @@ import numpy as np
 
 from pipslab.experiments.games import play_game
 
-ROOT = Path(__file__).resolve().parent.parent   # the repository
+TESTS = Path(__file__).resolve().parent         # tests/: the shared helper modules (harness_fakes …)
+ROOT = TESTS.parent                             # the repository
 
 
 def pipslab(*args):

@@ -2,7 +2,6 @@
 plan (seats rotated, duplicate deals), any number of seats and pairs, records, tables,
 plots, replay by id, parallel = serial, config files."""
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,11 +15,7 @@ from pipslab.experiments.seedplan import Plan, game_units, outcome
 from pipslab.experiments.games import game_spec
 from pipslab.experiments.tournament import CONFIG_DIR, TournamentArgs, load_config, run_tournament
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-from harness_fakes import fakes_installed  # noqa: F401,E402  (autouse: the fake games, this module only)
-TESTS = Path(__file__).resolve().parent
+from harness_fakes import fakes_installed  # noqa: F401  (autouse: the fake games, this module only)
 
 
 def records(df):

@@ -7,20 +7,17 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from pipslab.experiments.tournament import TournamentArgs, read_games, run_tournament
 
+from harness_fakes import fakes_installed  # noqa: F401  (autouse: the fake games, this module only)
+from harness_helpers import ROOT, TESTS
+
 pytestmark = pytest.mark.slow   # real processes killed and resumed, and a Ray cluster: tens of seconds each
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-from harness_fakes import fakes_installed  # noqa: F401,E402  (autouse: the fake games, this module only)
-TESTS = Path(__file__).resolve().parent
 GAMES = 240
 AGENTS = "slow,random,suits"
 
