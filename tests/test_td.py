@@ -284,3 +284,18 @@ def test_worker_processes_give_the_same_weights(tmp_path):
     a = torch.load(tmp_path / "one" / "net.pt", weights_only=True)["model"]
     b = torch.load(tmp_path / "two" / "net.pt", weights_only=True)["model"]
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_config_file_sets_flags_and_the_command_line_wins(tmp_path):
+    cfg = tmp_path / "td.toml"
+    cfg.write_text('games = 16\nhidden = [8]\nbatch-games = 16\neval_games = 0\nlr = 0.002\n')
+    out = tmp_path / "run"
+    r = _pipslab("train", "backgammon", "--config", str(cfg), "--lr", "0.004", "--out", str(out), "--no-progress")
+    assert r.returncode == 0, r.stderr
+    meta = torch.load(out / "checkpoint.pt", weights_only=True)
+    assert meta["games"] == 16 and '"lr": 0.004' in meta["hyper"] and '"hidden": [8]' in meta["hyper"]
+    for bad in ('games = "many"\n', 'colour = "blue"\n', 'hidden = "wide"\n', "= nonsense"):
+        cfg.write_text(bad)
+        r = _pipslab("train", "backgammon", "--config", str(cfg), "--out", str(tmp_path / "bad"), "--no-progress")
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (bad, r.stderr)
+        assert not (tmp_path / "bad" / "checkpoint.pt").exists()
