@@ -231,13 +231,15 @@ class HumanBackgammonAgent(AfterstateAgent):
     def choose_play(self, view, plays, rng):
         from pipslab.envs.backgammon import find_play, render_position
 
+        from .human import ask
+
         self._write(render_position(view.position, top_label="O" if view.player == 0 else "X",
                                     bottom_label="X" if view.player == 0 else "O", dice=view.dice))
         for i, play in enumerate(plays, 1):
             self._write(f"{i:4d}. {play.notation}")
         while True:
-            answer = self._read("your play (number or notation): ").strip()
-            if answer.isdigit() and 1 <= int(answer) <= len(plays):
+            answer = ask(self._read, "your play (number or notation): ", view.player).strip()
+            if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(plays):
                 return plays[int(answer) - 1]
             try:
                 return find_play(view.position, view.dice, answer)

@@ -10,11 +10,14 @@ Triple a voluntary draw for luck costs 5 points when it fails).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from pipslab.envs.dominoes.engine import decode
 from pipslab.envs.dominoes.tiles import FULL_SET, HEAVINESS, OTHER_HALF, SUIT, TILES, count
 from pipslab.envs.dominoes.triple import placement_score, scoring_mask
+from pipslab.envs.errors import PipslabError, excerpt
 from pipslab.envs.game import GAMES
 
 from .base import Agent, Observation
@@ -130,6 +133,10 @@ class GreedyAgent(Agent):
     name = "greedy"
 
     def __init__(self, risk: float | None = None):
+        if risk is not None:
+            if isinstance(risk, bool) or not isinstance(risk, (int, float)) or not math.isfinite(risk) or risk < 0:
+                raise PipslabError(f"greedy: risk must be a number 0 or more (points), got {excerpt(risk)}")
+            risk = float(risk)
         self.risk = risk
 
     def act(self, observation: Observation, rng: np.random.Generator) -> int:

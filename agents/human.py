@@ -7,10 +7,24 @@ import numpy as np
 from pipslab.envs.dominoes.engine import action_name
 from pipslab.envs.dominoes.tiles import format_tiles, tiles_of
 
+from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES
 
 from .base import Agent, Observation
 from .registry import register
+
+
+def ask(read, prompt: str, seat) -> str:
+    """One answer from the person at ``seat``; the end of the input (Ctrl-D, a closed or
+    empty stdin) is one line, not an ``EOFError`` traceback."""
+    try:
+        answer = read(prompt)
+    except EOFError:
+        raise PipslabError(f"human at seat {seat}: the input ended (Ctrl-D or a closed stdin) before a move "
+                           "was given") from None
+    if answer is None:   # a reader that signals the end with None
+        raise PipslabError(f"human at seat {seat}: the input ended before a move was given")
+    return str(answer)
 
 
 class HumanAgent(Agent):
@@ -26,10 +40,10 @@ class HumanAgent(Agent):
         self._write(f"seat {view.player}: ends {ends}; your hand: {format_tiles(tiles_of(view.hand))}")
         self._write("legal: " + ", ".join(f"{a} = {n}" for n, a in names.items()))
         while True:
-            answer = self._read("your move (id or name): ").strip()
+            answer = ask(self._read, "your move (id or name): ", view.player).strip()
             if answer in names:
                 return names[answer]
-            if answer.isdigit() and int(answer) in observation.legal_actions:
+            if answer.isascii() and answer.isdigit() and int(answer) in observation.legal_actions:
                 return int(answer)
             self._write(f"{answer!r} is not legal here")
 

@@ -1,16 +1,29 @@
 """Agents by name: ``make_agent("pimc:samples=50", game="happy")``.
 
-A spec is ``NAME`` or ``NAME:key=value,key=value``; values are parsed as int, float,
-bool or left as strings.  Every agent module registers its factories here with
-:func:`register`; a factory is called as ``factory(game, **params)``.  Game names are
-those of :data:`pipslab.envs.GAMES`; an agent registered with ``games=None`` (``random``)
-plays every game there, also games registered later.
+A spec is ``NAME`` or ``NAME:key=value,key=value``.  Every agent module registers its
+factories here with :func:`register`; a factory is called as ``factory(game, **params)``.
+Game names are those of :data:`pipslab.envs.GAMES`; an agent registered with
+``games=None`` (``random``) plays every game there, also games registered later.
+
+Parameters are checked when the agent is built, against what it declares: the factory's
+keyword arguments or, for a factory taking ``**params`` whose return annotation is a
+class, that class's ``__init__``.  A value is read as the parameter's annotated type (or,
+unannotated, its default's type): ``int`` takes whole numbers only, ``float`` finite
+numbers, ``bool`` true/false, ``str`` the text as written, ``X | None`` also ``none``.  An
+unknown name or a value of the wrong type is one line naming the agent, the parameter
+and what it expects — before any game starts.  Parameters an agent does not declare
+(``**params`` all the way down) are parsed as int, float, bool or text.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, Optional, Tuple
+import inspect
+import math
+import re
+import types
+import typing
+from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
-from pipslab.envs.errors import PipslabError
+from pipslab.envs.errors import PipslabError, excerpt
 from pipslab.envs.game import GAMES
 
 from .base import Agent
@@ -64,16 +77,144 @@ def parse_value(text: str):
     return text
 
 
-def parse_spec(spec: str) -> Tuple[str, dict]:
+def _split_spec(spec: str) -> Tuple[str, Dict[str, str]]:
+    """``"pimc:samples=50,time=1"`` -> ``("pimc", {"samples": "50", "time": "1"})`` (texts)."""
+    if not isinstance(spec, str):
+        raise PipslabError(f"an agent spec is text like 'pimc:samples=50', got {type(spec).__name__}")
     name, _, rest = spec.strip().partition(":")
-    params = {}
+    params: Dict[str, str] = {}
     if rest:
         for item in rest.split(","):
             key, eq, value = item.partition("=")
             if not eq or not key.strip():
-                raise PipslabError(f"bad agent parameter {item!r} in {spec!r}: expected key=value")
-            params[key.strip()] = parse_value(value.strip())
+                raise PipslabError(f"bad agent parameter {excerpt(item)} in {excerpt(spec)}: expected key=value")
+            key = key.strip()
+            if key in params:
+                raise PipslabError(f"agent parameter {excerpt(key)} is given twice in {excerpt(spec)}")
+            params[key] = value.strip()
     return name.strip(), params
+
+
+def parse_spec(spec: str) -> Tuple[str, dict]:
+    """``"x:a=1,b=0.5,c=true,d=pubeval"`` -> ``("x", {"a": 1, "b": 0.5, "c": True, "d": "pubeval"})``
+    (values parsed by :func:`parse_value`; :func:`make_agent` reads them by the agent's
+    declared types instead)."""
+    name, texts = _split_spec(spec)
+    return name, {k: parse_value(v) for k, v in texts.items()}
+
+
+# ------------------------------------------------------------------ declared parameters
+_NO_DEFAULT = inspect.Parameter.empty
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+
+
+def _declared(factory: Factory, game: str) -> Optional[Dict[str, Tuple[Any, Any]]]:
+    """``{name: (type, default)}`` of the parameters the agent takes (besides ``game``), or
+    None when it takes any (``**params`` all the way down, or a signature that cannot be
+    read)."""
+    table = getattr(factory, "per_game", None)
+    if table is not None:
+        factory = table.get(game, factory)
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())[1:]   # the first is the game
+    func = factory
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        target = _return_class(factory)
+        if target is None:
+            return None
+        try:
+            func = target.__init__
+            params = list(inspect.signature(func).parameters.values())[1:]   # the first is self
+        except (TypeError, ValueError):
+            return None
+        if any(p.kind is p.VAR_KEYWORD for p in params):
+            return None
+    try:
+        hints = typing.get_type_hints(func)
+    except Exception:   # an annotation that does not resolve: fall back to the defaults
+        hints = {}
+    out = {}
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.POSITIONAL_ONLY):
+            continue
+        out[p.name] = (hints.get(p.name, _NO_DEFAULT), p.default)
+    return out
+
+
+def _return_class(factory) -> Optional[type]:
+    try:
+        ret = typing.get_type_hints(factory).get("return")
+    except Exception:
+        return None
+    return ret if isinstance(ret, type) else None
+
+
+def _optional_of(annotation):
+    """``(X, True)`` for ``Optional[X]`` / ``X | None``; ``(annotation, False)`` otherwise."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union or (hasattr(types, "UnionType") and origin is types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0], True
+    return annotation, False
+
+
+def _convert(agent: str, key: str, text: str, annotation, default):
+    """``text`` read as the declared type of parameter ``key``."""
+    kind, optional = _optional_of(annotation)
+    if kind is _NO_DEFAULT or kind is Any:
+        kind = type(default) if isinstance(default, (bool, int, float, str)) else None
+        optional = optional or default is None
+    if optional and text.lower() == "none":
+        return None
+    what = f"agent {excerpt(agent)}: {key}={excerpt(text)}"
+    if kind is bool:
+        low = text.lower()
+        if low in ("true", "1", "yes"):
+            return True
+        if low in ("false", "0", "no"):
+            return False
+        raise PipslabError(f"{what} must be true or false")
+    if kind is int:
+        if not _WHOLE.fullmatch(text):
+            raise PipslabError(f"{what} must be a whole number")
+        try:
+            return int(text)
+        except ValueError:   # past Python's digit limit
+            raise PipslabError(f"{what} must be a whole number") from None
+    if kind is float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise PipslabError(f"{what} must be a number") from None
+        if not math.isfinite(value):
+            raise PipslabError(f"{what} must be a finite number")
+        return value
+    if kind is str:
+        return text
+    value = parse_value(text)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise PipslabError(f"{what} must be a finite number")
+    return value
+
+
+def check_params(name: str, factory: Factory, game: str, texts: Dict[str, str]) -> Dict[str, Any]:
+    """The parameters of agent ``name`` read by their declared types (one line naming the
+    parameter and the type it expects when one is unknown or of the wrong type)."""
+    declared = _declared(factory, game)
+    if declared is None:
+        return {k: _convert(name, k, v, _NO_DEFAULT, None) for k, v in texts.items()}
+    out = {}
+    for key, text in texts.items():
+        if key not in declared:
+            known = f"it takes {', '.join(declared)}" if declared else "it takes none"
+            raise PipslabError(f"bad parameters for agent {excerpt(name)}: no parameter {excerpt(key)} ({known})")
+        annotation, default = declared[key]
+        out[key] = _convert(name, key, text, annotation, default)
+    return out
 
 
 def agent_names(game: str | None = None) -> list:
@@ -85,18 +226,21 @@ def make_agent(spec: str, game: str) -> Agent:
     _load_builtin()
     if game not in GAMES:
         raise PipslabError(f"unknown game {game!r}; known: {', '.join(sorted(GAMES))}")
-    name, params = parse_spec(spec)
+    name, texts = _split_spec(spec)
     if name not in _REGISTRY:
         raise PipslabError(
-            f"unknown agent {name!r} for {game}; known: {', '.join(agent_names(game))}")
+            f"unknown agent {excerpt(name)} for {game}; known: {', '.join(agent_names(game))}")
     factory, games = _REGISTRY[name]
     if not _plays(games, game):
         raise PipslabError(
             f"agent {name!r} does not play {game}; agents for {game}: {', '.join(agent_names(game))}")
+    params = check_params(name, factory, game, texts)
     try:
         agent = factory(game, **params)
-    except TypeError as exc:
-        raise PipslabError(f"bad parameters for agent {name!r}: {exc}") from None
+    except PipslabError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise PipslabError(f"bad parameters for agent {name!r}: {str(exc)[:200]}") from None
     agent.name = spec.strip()
     return agent
 

@@ -11,3 +11,18 @@ class IllegalActionError(PipslabError):
 
 class PositionError(PipslabError):
     """A position string that cannot be parsed or describes an impossible position."""
+
+
+class ActionTypeError(PipslabError, TypeError):
+    """An action that is not an action id at all (not an integer): both a ``TypeError``
+    and a :class:`PipslabError`."""
+
+
+def excerpt(value, limit: int = 40) -> str:
+    """``repr(value)`` for an error message, cut to about ``limit`` characters: a user's
+    100 kB string is quoted by its start and its length, not echoed whole."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return repr(text) if isinstance(value, str) else text
+    head = repr(text[:limit])[:-1] if isinstance(value, str) else text[:limit]
+    return f"{head}…{head[0] if isinstance(value, str) else ''} ({len(text):,} characters)"

@@ -9,6 +9,7 @@ import importlib
 
 from pipslab.envs.errors import PipslabError
 
+from .checks import check_out_dir, count_arg, out_arg, seconds_arg, seed_arg, writing_out
 from .files import atomic_write_json
 
 # game -> module with ``add_arguments(parser)`` and ``run(args)``
@@ -25,12 +26,12 @@ BENCHMARKS = {
 def add_arguments(parser) -> None:
     parser.add_argument("game", choices=sorted(BENCHMARKS), help="what to benchmark")
     parser.add_argument("--json", action="store_true", help="also print one JSON object")
-    parser.add_argument("--seconds", type=float, default=3.0,
+    parser.add_argument("--seconds", type=seconds_arg, default=3.0,
                         help="time budget per measured engine (default 3)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random games")
-    parser.add_argument("--out", default=None, help="folder to write bench.json into (optional)")
-    parser.add_argument("--deals", type=int, default=None, help="solver: random deals to solve (default 200)")
-    parser.add_argument("--moves", type=int, default=None, help="ismcts: decisions to time (default 20)")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the random games (0 or more)")
+    parser.add_argument("--out", type=out_arg, default=None, help="folder to write bench.json into (optional)")
+    parser.add_argument("--deals", type=count_arg(1), default=None, help="solver: random deals to solve (default 200)")
+    parser.add_argument("--moves", type=count_arg(1), default=None, help="ismcts: decisions to time (default 20)")
 
 
 def report(args, result: dict, table: str, filename: str) -> int:
@@ -41,15 +42,25 @@ def report(args, result: dict, table: str, filename: str) -> int:
     print(table)
     if args.out:
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(out / filename, result)
+        with writing_out(out):
+            out.mkdir(parents=True, exist_ok=True)
+            atomic_write_json(out / filename, result)
     if args.json:
         print(json.dumps(result))
     return 0
 
 
+# flags that only some benchmarks read: flag -> (attribute, the benchmarks that read it)
+_ONLY = {"--deals": ("deals", ("solver",)), "--moves": ("moves", ("ismcts",))}
+
+
 def run(args) -> int:
     if args.seconds <= 0:
         raise PipslabError("--seconds must be positive")
+    for flag, (attr, games) in _ONLY.items():
+        if getattr(args, attr, None) is not None and args.game not in games:
+            raise PipslabError(f"{flag} applies to pipslab bench {' and '.join(games)}, not {args.game}")
+    if args.out is not None:
+        check_out_dir(args.out)
     module = importlib.import_module(BENCHMARKS[args.game])
     return module.run(args)

@@ -18,7 +18,7 @@ load, the steadiest of these numbers on a shared machine.
 Times are CPU seconds of this process (``time.process_time``), so that other load on a
 shared machine disturbs the comparison less.  Each way plays about ``--seconds`` of games in
 all (at least 1,000 a round).
-Also runnable as ``python -m experiments.bench_harness``.
+Also runnable as ``python -m pipslab.experiments.bench_harness``.
 """
 from __future__ import annotations
 
@@ -134,13 +134,22 @@ def run(args) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.bench_harness", description=__doc__)
-    p.add_argument("--seconds", type=float, default=5.0)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--repeat", type=int, default=7)
+    from pipslab.envs.errors import PipslabError
+
+    from .checks import check_out_dir, count_arg, out_arg, seconds_arg, seed_arg
+    p = argparse.ArgumentParser(prog="python -m pipslab.experiments.bench_harness", description=__doc__)
+    p.add_argument("--seconds", type=seconds_arg, default=5.0)
+    p.add_argument("--seed", type=seed_arg, default=0)
+    p.add_argument("--repeat", type=count_arg(1), default=7)
     p.add_argument("--json", action="store_true")
-    p.add_argument("--out", default=None)
-    return run(p.parse_args(argv))
+    p.add_argument("--out", type=out_arg, default=None)
+    args = p.parse_args(argv)
+    try:
+        if args.out is not None:
+            check_out_dir(args.out)
+        return run(args)
+    except PipslabError as exc:
+        p.exit(2, f"{p.prog}: error: {exc}\n")
 
 
 if __name__ == "__main__":

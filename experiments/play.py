@@ -15,10 +15,12 @@ Replaying a tournament game exactly, by its ``game_id``:
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
-from pipslab.envs.errors import PipslabError
+from pipslab.envs.errors import PipslabError, excerpt
 
+from .checks import check_out_dir, count_arg, out_arg, seed_arg, writing_out
 from .files import atomic_write_text
 from .games import add_option_flags, flag_options_given, game_spec, parse_option_items, play_game
 from .seedplan import new_seat_agents
@@ -28,15 +30,15 @@ from .tournament import split_agent_list
 def add_arguments(parser) -> None:
     parser.add_argument("game", nargs="?", default=None, help="game to play, e.g. happy")
     parser.add_argument("--agents", default=None, help="one agent spec per seat, comma-separated")
-    parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents' choices")
+    parser.add_argument("--games", type=count_arg(1), default=1, help="games to play (default 1)")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the deal and the agents' choices (0 or more)")
     add_option_flags(parser)   # the games' own flags: --mode, --players, --pairs, --match (pipslab.envs.GAMES)
     parser.add_argument("--option", action="append", metavar="KEY=VALUE",
                         help="another game option (repeatable), as for the tournament")
     parser.add_argument("--position", default=None,
                         help="start from this position string instead of a fresh deal (dominoes notation)")
-    parser.add_argument("--out", default=None, help="also write the printed games to this folder")
-    parser.add_argument("--replay", type=int, default=None, metavar="GAME_ID",
+    parser.add_argument("--out", type=out_arg, default=None, help="also write the printed games to this folder")
+    parser.add_argument("--replay", type=count_arg(0), default=None, metavar="GAME_ID",
                         help="replay the tournament game with this id, move by move")
     parser.add_argument("--from", dest="from_dir", default=None, metavar="DIR",
                         help="with --replay: the tournament folder whose games.csv holds the game")
@@ -62,6 +64,8 @@ def _import(modules) -> None:
 
 
 def run(ns) -> int:
+    if ns.out is not None:
+        check_out_dir(ns.out)   # before anything is played or printed
     _import(ns.imports)
     if ns.replay is not None:
         return replay(ns)
@@ -81,7 +85,9 @@ def run(ns) -> int:
         raise PipslabError("--games must be at least 1")
     new_seat_agents(names, ns.game)   # a bad agent spec fails here, before anything is printed
     if ns.position:
-        spec.new_state(None, options)  # a malformed position fails here, before anything is printed
+        start = spec.new_state(None, options)  # a malformed position fails here, before anything is printed
+        if start.is_terminal:
+            raise PipslabError(f"the position {excerpt(ns.position)} is already over: there is nothing to play")
     lines = []
 
     def emit(text=""):
@@ -110,13 +116,14 @@ def _play_printed(spec, options, agents, deal_seed, agent_seed, emit):
 def _write_out(ns, lines) -> None:
     if ns.out:
         out = Path(ns.out)
-        out.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(out / "games.txt", "\n".join(lines) + "\n")
+        with writing_out(out):
+            out.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(out / "games.txt", "\n".join(lines) + "\n")
 
 
 def replay(ns) -> int:
     """Replay one tournament game by id, exactly as it was played."""
-    from .seedplan import Plan, game_units, parse_seed_text, seeds
+    from .seedplan import Plan, game_units, seeds
     lines = []
 
     def emit(text=""):
@@ -125,27 +132,17 @@ def replay(ns) -> int:
 
     record = None
     if ns.from_dir:
-        folder = Path(ns.from_dir)
-        path = folder / "games.csv"
-        if not path.exists():
-            raise PipslabError(f"no games.csv in {folder}")
-        manifest = folder / "run.json"
-        if manifest.exists():
-            _import(json.loads(manifest.read_text()).get("imports"))
-        import pandas as pd
-        games = pd.read_csv(path, dtype={"options": str, "winner": str, "winners": str}, keep_default_na=False)
-        rows = games[games["game_id"] == ns.replay]
-        if rows.empty:
-            raise PipslabError(f"no game {ns.replay} in {path} (ids {games['game_id'].min()}..{games['game_id'].max()})")
-        record = rows.iloc[0]
-        game = str(record["game"])
+        record, path = _read_record(Path(ns.from_dir), ns.replay)
+        game = record["game"]
         if ns.game is not None and ns.game != game:
             raise PipslabError(f"game {ns.replay} in {path} is {game}, not {ns.game}")
-        options = json.loads(record["options"])
-        players = int(record["players"])
-        names = [str(record[f"seat{s}"]) for s in range(players)]
-        deal_seed, agent_seed = parse_seed_text(record["deal_seed"]), parse_seed_text(record["agent_seed"])
+        options, names = record["options"], record["names"]
+        deal_seed, agent_seed = record["deal_seed"], record["agent_seed"]
         spec = game_spec(game)
+        players = spec.players(options)
+        if players != len(names):
+            raise PipslabError(f"game {ns.replay} in {path} is damaged: players={len(names)}, but "
+                               f"{spec.variant_label(options)} has {players} seats")
     else:
         if ns.game is None or not ns.agents:
             raise PipslabError("--replay needs --from DIR, or GAME with --seed and --agents (one per seat)")
@@ -166,19 +163,144 @@ def replay(ns) -> int:
     if record is not None:
         out = spec.outcome(state)
         mismatches = []
-        if int(record["moves"]) != moves:
+        if record["moves"] != moves:
             mismatches.append(f"moves {moves} (recorded {record['moves']})")
         for s, p in enumerate(out.pips_left or []):
-            col = f"pips_left_{s}"
-            if col in record.index and int(record[col]) != int(p):
-                mismatches.append(f"seat {s} pips {p} (recorded {record[col]})")
+            recorded = record["pips_left"].get(s)
+            if recorded is not None and recorded != int(p):
+                mismatches.append(f"seat {s} pips {p} (recorded {recorded})")
         for s, r in enumerate(out.returns):
-            col = f"return_{s}"
-            if col in record.index and float(record[col]) != float(r):
-                mismatches.append(f"seat {s} return {r} (recorded {record[col]})")
+            recorded = record["returns"].get(s)
+            if recorded is not None and recorded != float(r):
+                mismatches.append(f"seat {s} return {r} (recorded {recorded})")
         if mismatches:
             raise PipslabError(f"the replay of game {ns.replay} differs from its record: {'; '.join(mismatches)}")
-        emit(f"replay matches the record: {moves} moves, {record['result']}"
-             + (f", winner seat {record['winner_seat']} ({record['winner']})" if record["result"] == "win" else ""))
+        result = record["result"]
+        winner = ""
+        if result == "win" and record["winner_seat"] is not None:
+            winner = f", winner seat {record['winner_seat']}" + (f" ({record['winner']})" if record["winner"] else "")
+        emit(f"replay matches the record: {moves} moves, {result or 'no result recorded'}{winner}")
     _write_out(ns, lines)
     return 0
+
+
+# ------------------------------------------------------------------ reading a record
+_REQUIRED = ("game_id", "game", "options", "players", "deal_seed", "agent_seed", "moves")
+
+
+def _damaged(path, what: str) -> PipslabError:
+    return PipslabError(f"{path} is damaged: {what}")
+
+
+def _cell_int(path, game_id, col, value, low=None) -> int:
+    text = str(value).strip()
+    try:
+        out = int(text)
+    except ValueError:
+        try:
+            f = float(text)
+        except ValueError:
+            f = math.nan
+        if not (math.isfinite(f) and f == int(f)):
+            raise _damaged(path, f"game {game_id}: {col}={excerpt(text)} is not a whole number") from None
+        out = int(f)
+    if low is not None and out < low:
+        raise _damaged(path, f"game {game_id}: {col}={out} (expected at least {low})")
+    return out
+
+
+def _read_manifest(folder: Path) -> None:
+    """``run.json``'s ``imports`` (modules registering the run's agents or games), imported."""
+    manifest = folder / "run.json"
+    if not manifest.exists():
+        return
+    try:
+        data = json.loads(manifest.read_text())
+    except OSError as exc:
+        raise PipslabError(f"cannot read {manifest}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _damaged(manifest, f"not valid JSON ({str(exc)[:80]})") from None
+    if not isinstance(data, dict):
+        raise _damaged(manifest, f"expected a JSON object, got {type(data).__name__}")
+    imports = data.get("imports") or []
+    if not isinstance(imports, list) or not all(isinstance(m, str) for m in imports):
+        raise _damaged(manifest, f"'imports' must be a list of module names, got {excerpt(imports)}")
+    _import(imports)
+
+
+def _read_record(folder: Path, game_id: int):
+    """The record of ``game_id`` in ``folder/games.csv``, every field checked: a damaged
+    file or row (torn, a missing column, bad JSON, wrong types) is one line naming it."""
+    from .seedplan import parse_seed_text
+    path = folder / "games.csv"
+    if not folder.is_dir():
+        raise PipslabError(f"--from {excerpt(str(folder))} is not a folder")
+    if not path.is_file():
+        raise PipslabError(f"no games.csv in {folder}")
+    _read_manifest(folder)
+    import pandas as pd
+    try:
+        games = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise _damaged(path, "the file is empty") from None
+    except pd.errors.ParserError as exc:
+        raise _damaged(path, str(exc).strip().splitlines()[-1][:120]) from None
+    except UnicodeDecodeError:
+        raise _damaged(path, "not text (it does not decode as UTF-8)") from None
+    except OSError as exc:
+        raise PipslabError(f"cannot read {path}: {exc.strerror or exc}") from None
+    missing = [c for c in _REQUIRED if c not in games.columns]
+    if missing:
+        raise _damaged(path, f"missing column(s) {', '.join(missing)}")
+    ids = pd.to_numeric(games["game_id"], errors="coerce")
+    rows = games[ids == game_id]
+    if rows.empty:
+        valid = ids.dropna()
+        known = f"ids {int(valid.min())}..{int(valid.max())}" if len(valid) else "it holds no games"
+        raise PipslabError(f"no game {game_id} in {path} ({known})")
+    if len(rows) > 1:
+        raise _damaged(path, f"game {game_id} appears {len(rows)} times")
+    row = rows.iloc[0]
+    game = row["game"].strip()
+    if not game:
+        raise _damaged(path, f"game {game_id}: the game column is empty")
+    try:
+        options = json.loads(row["options"])
+    except json.JSONDecodeError:
+        raise _damaged(path, f"game {game_id}: options={excerpt(row['options'])} is not valid JSON") from None
+    if not isinstance(options, dict):
+        raise _damaged(path, f"game {game_id}: options={excerpt(row['options'])} is not a JSON object")
+    players = _cell_int(path, game_id, "players", row["players"], low=1)
+    seat_cols = [f"seat{s}" for s in range(players)]
+    missing = [c for c in seat_cols if c not in games.columns]
+    if missing:
+        raise _damaged(path, f"missing column(s) {', '.join(missing)} (players={players})")
+    names = [row[c].strip() for c in seat_cols]
+    if not all(names):
+        raise _damaged(path, f"game {game_id}: an agent name is empty (seats {names})")
+    seeds = {}
+    for col in ("deal_seed", "agent_seed"):
+        try:
+            seeds[col] = parse_seed_text(row[col])
+        except ValueError:
+            raise _damaged(path, f"game {game_id}: {col}={excerpt(row[col])} is not a seed like 0-1-5") from None
+        if len(seeds[col]) != 3 or min(seeds[col]) < 0:
+            raise _damaged(path, f"game {game_id}: {col}={excerpt(row[col])} is not a seed like 0-1-5")
+    record = {"game": game, "options": options, "names": names, "deal_seed": seeds["deal_seed"],
+              "agent_seed": seeds["agent_seed"], "moves": _cell_int(path, game_id, "moves", row["moves"], low=0),
+              "pips_left": {}, "returns": {}, "result": str(row.get("result", "")).strip(), "winner_seat": None,
+              "winner": str(row.get("winner", "")).strip()}
+    for s in range(players):
+        text = str(row.get(f"pips_left_{s}", "")).strip()
+        if text:
+            record["pips_left"][s] = _cell_int(path, game_id, f"pips_left_{s}", text)
+        text = str(row.get(f"return_{s}", "")).strip()
+        if text:
+            try:
+                record["returns"][s] = float(text)
+            except ValueError:
+                raise _damaged(path, f"game {game_id}: return_{s}={excerpt(text)} is not a number") from None
+    winner_seat = str(row.get("winner_seat", "")).strip()
+    if winner_seat:
+        record["winner_seat"] = _cell_int(path, game_id, "winner_seat", winner_seat, low=-1)
+    return record, path

@@ -1,6 +1,6 @@
 """Solve a domino position exactly, every hand open.
 
-``pipslab solve "<position>" [--json] [--objective margin|wdl]``
+``pipslab solve "<position>" [--json] [--objective margin|wdl] [--time-limit S] [--max-nodes N]``
 
 The position is in the domino notation (``pipslab.envs.dominoes.notation``), e.g.::
 
@@ -9,20 +9,34 @@ The position is in the domino notation (``pipslab.envs.dominoes.notation``), e.g
 Prints the game-theoretic result for the seat to move (win / draw / loss), the optimal
 final pip margin (the opponent's count minus one's own at the end), the value of every
 legal move, the best move(s) and a principal line.  Values are ``outcome * 1000 +
-margin`` from the mover's side.  2-player games (Happy block and draw); in draw mode the
-boneyard order in the position is taken as known.
+margin`` from the mover's side.  2-player line games with one hand to play: Happy block
+and draw, Troshin for two (not a match position); in draw mode the boneyard order in the
+position is taken as known.
+
+The largest positions (full hands, draw mode, a full boneyard) take a minute or more and
+hundreds of MB: ``--time-limit`` and ``--max-nodes`` stop the search with one line on
+stderr, the moves proven so far and the best result among them (a lower bound on the
+position's value), exit status 3; ``--max-table`` bounds the memory (the transposition
+table is emptied when it grows past that many entries, about 200 bytes each: slower, never
+wrong).  Long solves show their progress on stderr.
 """
 from __future__ import annotations
 
 import json
+import sys
+import time
 
-from pipslab.agents.solver import BIG, Solver
+from pipslab.agents.solver import BIG, Solver, SolveResult
+from pipslab.envs.dominoes.match import TroshinMatch
 from pipslab.envs.dominoes.notation import parse_position
 from pipslab.envs.errors import PipslabError
 
+from .checks import check_out_dir, count_arg, out_arg, seconds_arg, seed_arg, writing_out
 from .files import atomic_write_json
 
 OUTCOME = {1: "win", 0: "draw", -1: "loss"}
+STOPPED = 3          # exit status of a solve stopped by --time-limit or --max-nodes
+_CHECK_EVERY = 4096  # nodes between two looks at the clock, the node budget and the table
 
 
 def add_arguments(parser) -> None:
@@ -30,8 +44,118 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--objective", choices=["margin", "wdl"], default="margin",
                         help="margin (default): best result, then best pip margin; wdl: result only")
-    parser.add_argument("--seed", type=int, default=0, help="unused (the solver is deterministic)")
-    parser.add_argument("--out", default=None, help="also write solve.json to this folder")
+    parser.add_argument("--time-limit", type=seconds_arg, default=None, metavar="SECONDS",
+                        help="stop after this many seconds with the moves proven so far (exit status 3)")
+    parser.add_argument("--max-nodes", type=count_arg(1), default=None, metavar="N",
+                        help="stop after searching N nodes, likewise")
+    parser.add_argument("--max-table", type=count_arg(1000), default=4_000_000, metavar="ENTRIES",
+                        help="bound the transposition table (about 200 bytes an entry; default 4,000,000)")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="unused (the solver is deterministic)")
+    parser.add_argument("--out", type=out_arg, default=None, help="also write solve.json to this folder")
+
+
+class SolveStopped(Exception):
+    """A limit stopped the search; ``values`` holds the root moves proven before it."""
+
+    def __init__(self, reason: str, values: dict, total: int):
+        super().__init__(reason)
+        self.reason, self.values, self.total = reason, values, total
+
+
+class BoundedSolver(Solver):
+    """The exact solver with a clock, a node budget, a bounded table and progress reports.
+
+    It counts nodes through the solver's own ``self.nodes += 1``: every ``_CHECK_EVERY``
+    nodes it looks at the limits (raising :class:`SolveStopped`), empties the table when it
+    is over ``max_table`` entries (the search stays exact) and calls ``progress``."""
+
+    def __init__(self, objective: str, max_table: int, time_limit=None, max_nodes=None, progress=None):
+        self._n = 0
+        self._next = _CHECK_EVERY
+        super().__init__(objective, max_table=max_table)
+        self.time_limit, self.max_nodes, self.progress = time_limit, max_nodes, progress
+        self.start = time.perf_counter()
+        self.proven: dict = {}
+        self.total_moves = 0
+
+    @property
+    def nodes(self) -> int:
+        return self._n
+
+    @nodes.setter
+    def nodes(self, value: int) -> None:
+        self._n = value
+        if value >= self._next:
+            self._next = value + _CHECK_EVERY
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        elapsed = time.perf_counter() - self.start
+        if self.time_limit is not None and elapsed >= self.time_limit:
+            raise SolveStopped(f"the time limit ({self.time_limit:g} s)", dict(self.proven), self.total_moves)
+        if self.max_nodes is not None and self._n >= self.max_nodes:
+            raise SolveStopped(f"the node limit ({self.max_nodes:,} nodes)", dict(self.proven), self.total_moves)
+        if len(self.table) > self.max_table:
+            self.table.clear()
+        if self.progress is not None:
+            self.progress(self._n, elapsed, len(self.proven), self.total_moves)
+
+    def move_values(self, state):
+        """As :meth:`Solver.move_values`, keeping each root move's value as it is proven."""
+        self._prepare(state)
+        legal = state.legal_actions()
+        self.proven, self.total_moves = {}, len(legal)
+        for a in legal:
+            child = state.clone()
+            child.apply(a)
+            self.proven[a] = self._child_value(state, child)
+        return dict(self.proven)
+
+    def solve(self, state, line_length: int = 60) -> SolveResult:
+        """As :meth:`Solver.solve`; a limit met while the principal line is worked out (the
+        value of every move already proven) only cuts the line short (``line_cut``)."""
+        self.nodes = 0
+        values = self.move_values(state)
+        best_value = max(values.values())
+        line, s = [], state.clone()
+        self.line_cut = False
+        try:
+            while not s.is_terminal and len(line) < line_length:
+                mv = Solver.move_values(self, s)
+                top = max(mv.values())
+                a = min(a for a, v in mv.items() if v == top)
+                line.append(a)
+                s.apply(a)
+        except SolveStopped:
+            self.line_cut = True
+        outcome, margin = _describe(best_value, self.objective)
+        outcome = {"win": 1, "draw": 0, "loss": -1}[outcome]
+        return SolveResult(best_value, outcome, margin, values, [a for a, v in values.items() if v == best_value],
+                           line, self.nodes, time.perf_counter() - self.start)
+
+
+class _Progress:
+    """Progress of a long solve on stderr: nothing for the first 2 s, then a line every
+    2 s (rewritten in place on a terminal)."""
+
+    def __init__(self):
+        self.tty = sys.stderr.isatty()
+        self.shown = False
+        self.next = 2.0
+
+    def __call__(self, nodes, elapsed, done, total):
+        if elapsed < self.next:
+            return
+        self.next = elapsed + (2.0 if self.tty else 10.0)
+        text = f"solving: {done} of {total} moves proven, {nodes:,} nodes, {elapsed:.0f} s"
+        sys.stderr.write(f"\r{text}\033[K" if self.tty else text + "\n")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self):
+        if self.shown and self.tty:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
 
 
 def _describe(value: int, objective: str):
@@ -41,21 +165,49 @@ def _describe(value: int, objective: str):
     return OUTCOME[value], None
 
 
-def run(ns) -> int:
-    state = parse_position(ns.position)
+def _solvable(text: str):
+    """The position, once it is known to be one the solver plays."""
+    state = parse_position(text)
+    if isinstance(state, TroshinMatch):
+        raise PipslabError("pipslab solve takes one hand, not a match position: drop the match=, hand= "
+                           "and target= fields to solve the hand being played")
+    v = state.variant
+    if v.players != 2 or v.layout != "line":
+        raise PipslabError(f"no exact solver for {v.name}: pipslab solve handles 2-player line games "
+                           "(happy-block, happy-draw, troshin-2)")
     if state.is_terminal:
         raise PipslabError("the position is already over: nothing to solve")
-    r = Solver(ns.objective).solve(state)
-    mover = state.current_player
+    return state
+
+
+def run(ns) -> int:
+    if ns.out is not None:
+        check_out_dir(ns.out)
+    state = _solvable(ns.position)
+    progress = _Progress()
+    solver = BoundedSolver(ns.objective, ns.max_table, ns.time_limit, ns.max_nodes, progress)
     names = state.action_name
+    mover = state.current_player
+    stopped = None
+    try:
+        r = solver.solve(state)
+    except SolveStopped as exc:
+        stopped = exc
+    finally:
+        progress.close()
+    seconds = time.perf_counter() - solver.start
+    if stopped is not None:
+        return _report_stopped(ns, state, stopped, solver.nodes, seconds)
     outcome, margin = _describe(r.value, ns.objective)
     data = {
         "position": ns.position, "to_move": mover, "result": outcome, "margin": margin, "value": r.value,
         "best_moves": [names(a) for a in r.best_actions],
         "moves": [{"action": a, "move": names(a), "value": v, "result": _describe(v, ns.objective)[0],
                    "margin": _describe(v, ns.objective)[1]} for a, v in sorted(r.move_values.items())],
-        "line": [], "nodes": r.nodes, "seconds": r.seconds,
+        "line": [], "nodes": r.nodes, "seconds": r.seconds, "complete": True,
     }
+    if solver.line_cut:
+        data["line_cut"] = True
     s = state.clone()
     for a in r.line:
         data["line"].append(f"seat {s.current_player}: {names(a)}")
@@ -63,22 +215,15 @@ def run(ns) -> int:
     if s.is_terminal:
         res = s.result()
         data["end"] = {"winner": res["winner"], "blocked": res["blocked"], "pips_left": res["pips_left"]}
-    if ns.out:
-        from pathlib import Path
-        out = Path(ns.out)
-        out.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(out / "solve.json", data)
+    _write(ns, data)
     if ns.json:
         print(json.dumps(data))
         return 0
     margin_text = "" if margin is None else f", final margin {margin:+d} pips"
     print(f"seat {mover} to move: {outcome}{margin_text} with best play")
-    print("moves:")
-    for m in data["moves"]:
-        extra = "" if m["margin"] is None else f" {m['margin']:+d}"
-        print(f"  {m['move']:<12} {m['result']}{extra}")
+    _print_moves(data)
     print("best: " + ", ".join(data["best_moves"]))
-    print("line: " + "; ".join(data["line"]))
+    print("line: " + "; ".join(data["line"]) + (" … (cut short by the limit)" if data.get("line_cut") else ""))
     if "end" in data:
         e = data["end"]
         how = "blocked" if e["blocked"] else "went out"
@@ -86,3 +231,52 @@ def run(ns) -> int:
         print(f"end:  {how}, {who}, pips left {e['pips_left']}")
     print(f"({r.nodes} nodes, {r.seconds * 1e3:.1f} ms)")
     return 0
+
+
+def _write(ns, data) -> None:
+    if ns.out:
+        from pathlib import Path
+        out = Path(ns.out)
+        with writing_out(out):
+            out.mkdir(parents=True, exist_ok=True)
+            atomic_write_json(out / "solve.json", data)
+
+
+def _print_moves(data) -> None:
+    print("moves:")
+    for m in data["moves"]:
+        extra = "" if m["margin"] is None else f" {m['margin']:+d}"
+        print(f"  {m['move']:<12} {m['result']}{extra}")
+
+
+def _report_stopped(ns, state, stopped: SolveStopped, nodes: int, seconds: float) -> int:
+    """The moves proven before a limit stopped the search, the best among them (a lower
+    bound on the position's value) on stdout; one line on stderr; exit status 3."""
+    names = state.action_name
+    values = stopped.values
+    data = {"position": ns.position, "to_move": state.current_player, "complete": False,
+            "stopped": f"stopped by {stopped.reason}", "moves_proven": len(values), "moves_total": stopped.total,
+            "moves": [{"action": a, "move": names(a), "value": v, "result": _describe(v, ns.objective)[0],
+                       "margin": _describe(v, ns.objective)[1]} for a, v in sorted(values.items())],
+            "nodes": nodes, "seconds": seconds}
+    if values:
+        best = max(values.values())
+        outcome, margin = _describe(best, ns.objective)
+        data.update(at_least={"result": outcome, "margin": margin, "value": best},
+                    best_so_far=[names(a) for a, v in values.items() if v == best])
+        summary = (f"best proven so far: {', '.join(data['best_so_far'])}, at least a {outcome}"
+                   + ("" if margin is None else f" {margin:+d}"))
+    else:
+        summary = "no move was proven"
+    _write(ns, data)
+    if ns.json:
+        print(json.dumps(data))
+    else:
+        print(f"seat {state.current_player} to move: {len(values)} of {stopped.total} moves proven "
+              f"({nodes:,} nodes, {seconds:.1f} s)")
+        if values:
+            _print_moves(data)
+            print(summary)
+    sys.stderr.write(f"pipslab: solve stopped by {stopped.reason} after {len(values)} of {stopped.total} "
+                     f"moves; {summary}\n")
+    return STOPPED
