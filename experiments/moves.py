@@ -14,7 +14,11 @@ from __future__ import annotations
 import json
 
 from pipslab.envs.backgammon import Position, legal_plays
+from pipslab.envs.backgammon.board import CHECKERS
 from pipslab.envs.backgammon.moves import check_dice, dice_to_play
+from pipslab.envs.errors import PipslabError
+
+from .checks import out_arg, seed_arg
 
 
 def add_arguments(parser) -> None:
@@ -28,14 +32,18 @@ def add_arguments(parser) -> None:
                         help="print a JSON list of {move, position_id, next_position_id}: "
                              "position_id is the result with the mover still on roll, "
                              "next_position_id the same with the opponent on roll")
-    parser.add_argument("--seed", type=int, default=0, help="unused (no randomness)")
-    parser.add_argument("--out", default=None, help="unused")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="unused (no randomness)")
+    parser.add_argument("--out", type=out_arg, default=None, help="unused")
 
 
 def list_plays(position_id: str, dice) -> list:
     """``[{"move", "position_id", "next_position_id"}]`` for every legal play."""
     check_dice(dice)
     pos = Position.from_id(position_id)
+    if pos.borne_off == CHECKERS or pos.opp_borne_off == CHECKERS:
+        who = "the player on roll" if pos.borne_off == CHECKERS else "the opponent"
+        raise PipslabError(f"the game is over in {pos.id}: {who} has borne off all {CHECKERS} checkers, "
+                           "so there is nothing to play")
     plays = legal_plays(pos, dice_to_play(dice))
     if not plays:
         return [{"move": "pass", "position_id": pos.id, "next_position_id": pos.swap().id}]

@@ -31,7 +31,7 @@ import base64
 import binascii
 from typing import Iterable, Sequence
 
-from pipslab.envs.errors import PositionError
+from pipslab.envs.errors import PositionError, excerpt
 
 CHECKERS = 15
 BAR = 25          # index of my bar
@@ -191,6 +191,9 @@ def _validate(values: tuple) -> None:
     theirs = sum(-v for v in values if v < 0)
     if mine > CHECKERS or theirs > CHECKERS:
         raise PositionError(f"a side has at most {CHECKERS} checkers (got {mine} and {theirs})")
+    if not mine and not theirs:
+        raise PositionError("no checker is on the board: both sides cannot have borne off all 15 (the game ends "
+                            "when the first side has)")
 
 
 # ---------------------------------------------------------------------- Position ID
@@ -224,18 +227,18 @@ def _decode_id(pid: str):
     text = pid.strip()
     if len(text) != 14 or not set(text) <= _B64:
         raise PositionError(
-            f"malformed Position ID {pid!r}: expected 14 base64 characters like '4HPwATDgc/ABMA'")
+            f"malformed Position ID {excerpt(pid)}: expected 14 base64 characters like '4HPwATDgc/ABMA'")
     try:
         data = base64.b64decode(text + "==", validate=True)
     except (binascii.Error, ValueError):
-        raise PositionError(f"malformed Position ID {pid!r}") from None
+        raise PositionError(f"malformed Position ID {excerpt(pid)}") from None
     bits = [(data[k >> 3] >> (k & 7)) & 1 for k in range(80)]
     sides = [[0] * 25, [0] * 25]
     side = place = 0
     for bit in bits:
         if side == 2:
             if bit:
-                raise PositionError(f"bad Position ID {pid!r}: more than 50 places encoded")
+                raise PositionError(f"bad Position ID {excerpt(pid)}: more than 50 places encoded")
             continue
         if bit:
             sides[side][place] += 1
@@ -244,10 +247,10 @@ def _decode_id(pid: str):
             if place == 25:
                 side, place = side + 1, 0
     if side < 2:
-        raise PositionError(f"bad Position ID {pid!r}: fewer than 50 places encoded")
+        raise PositionError(f"bad Position ID {excerpt(pid)}: fewer than 50 places encoded")
     for s, name in ((sides[0], "the opponent"), (sides[1], "the player on roll")):
         if sum(s) > CHECKERS:
-            raise PositionError(f"bad Position ID {pid!r}: {name} has {sum(s)} checkers (> 15)")
+            raise PositionError(f"bad Position ID {excerpt(pid)}: {name} has {sum(s)} checkers (> 15)")
     theirs, mine = sides
     return mine, theirs
 

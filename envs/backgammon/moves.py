@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, NamedTuple, Sequence, Tuple
 
-from pipslab.envs.errors import PipslabError
+from pipslab.envs.errors import PipslabError, excerpt
 
 from .board import BAR, Position
 
@@ -237,7 +237,7 @@ def check_dice(dice: Sequence[int], allow_partial: bool = False) -> None:
     try:
         values = [int(d) for d in dice]
     except (TypeError, ValueError):
-        raise PipslabError(f"bad dice {dice!r}: expected two numbers 1-6") from None
+        raise PipslabError(f"bad dice {excerpt(dice)}: expected two numbers 1-6") from None
     if any(v != d for v, d in zip(values, dice)) or any(not 1 <= v <= 6 for v in values):
         raise PipslabError(f"bad dice {tuple(dice)}: each die shows 1-6")
     if allow_partial:
@@ -289,16 +289,16 @@ def parse_play(text: str) -> List[Tuple[int, int]]:
     for token in text.replace(",", " ").split():
         m = _TOKEN.match(token)
         if not m:
-            raise PipslabError(f"cannot read move {token!r}: expected e.g. 8/5, bar/22, 6/off, 13/7*")
+            raise PipslabError(f"cannot read move {excerpt(token)}: expected e.g. 8/5, bar/22, 6/off, 13/7*")
         points = [BAR if m.group(1) == "bar" else int(m.group(1))]
         points += [0 if p.rstrip("*") == "off" else int(p.rstrip("*")) for p in m.group(2).split("/")[1:]]
         if any(not 0 <= p <= 25 for p in points):
-            raise PipslabError(f"bad point in move {token!r}: points are 1-24, bar and off")
+            raise PipslabError(f"bad point in move {excerpt(token)}: points are 1-24, bar and off")
         times = int(m.group(3) or 1)
         for _ in range(times):
             for a, b in zip(points, points[1:]):
                 if b >= a:
-                    raise PipslabError(f"bad move {token!r}: checkers move from higher to lower points")
+                    raise PipslabError(f"bad move {excerpt(token)}: checkers move from higher to lower points")
                 segments.append((a, b))
     return segments
 
@@ -331,4 +331,4 @@ def find_play(position: Sequence[int], dice: Sequence[int], text: str) -> Play:
             if play.position == target:
                 return play
     legal = ", ".join(p.notation for p in plays) or "pass"
-    raise PipslabError(f"illegal play {text!r} with dice {tuple(dice)}; legal: {legal}")
+    raise PipslabError(f"illegal play {excerpt(text)} with dice {tuple(dice)}; legal: {legal}")

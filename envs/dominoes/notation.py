@@ -43,14 +43,14 @@ from __future__ import annotations
 import random
 from typing import Callable, NamedTuple, Tuple
 
-from pipslab.envs.errors import PipslabError, PositionError
+from pipslab.envs.errors import PipslabError, PositionError, excerpt
 
 from .common import opening_tile
 from .line import DominoState
 from .match import TroshinMatch
 from .triple import TripleState
 from .tiles import (
-    FULL_SET, IS_DOUBLE, SUIT, TILE_ID, TILES, format_tiles, parse_oriented, parse_tile, tile_name,
+    FULL_SET, IS_DOUBLE, N_TILES, SUIT, TILE_ID, TILES, format_tiles, parse_oriented, parse_tile, tile_name,
     tiles_of,
 )
 from .variants import variant_by_name
@@ -63,12 +63,12 @@ _TRIPLE_KEYS = ("arms", "spinner", "winnings", "penalties", "draws", "lucky")
 def _columns(text: str, key: str, n: int):
     parts = [p.strip() for p in text.split("/")]
     if len(parts) != n:
-        raise PositionError(f"{key}={text!r}: expected {n} numbers separated by '/', got {len(parts)}")
+        raise PositionError(f"{key}={excerpt(text)}: expected {n} numbers separated by '/', got {len(parts)}")
     out = []
     for part in parts:
         value = _int(part, key)
         if value < 0:
-            raise PositionError(f"{key}={text!r}: scores are not negative")
+            raise PositionError(f"{key}={excerpt(text)}: scores are not negative")
         out.append(value)
     return out
 
@@ -77,7 +77,10 @@ def _oriented_chain(text: str, claim, where: str, start: int = -1):
     """Tiles written as they lie, touching halves equal; ``start``: the number the first must show."""
     chain = []
     spinner_at = -1
-    for tok in text.replace(",", " ").split():
+    tokens = text.replace(",", " ").split()
+    if not tokens:
+        raise PositionError(f"{where}={excerpt(text)} lists no tiles: write - for none")
+    for tok in tokens:
         marked = tok.endswith("*")
         a, b = parse_oriented(tok[:-1] if marked else tok)
         tile = TILE_ID[(a, b)]
@@ -108,11 +111,17 @@ def _tiles(text: str, where: str):
         raise PositionError(f"{where}: {exc}") from None
 
 
+def _digit(text: str) -> bool:
+    """One ASCII digit (``str.isdigit`` also takes '²', which ``int`` refuses)."""
+    return len(text) == 1 and "0" <= text <= "9"
+
+
 def _int(text: str, key: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise PositionError(f"{key}={text!r} is not a whole number") from None
+    t = text.strip()
+    body = t[1:] if t[:1] in "+-" else t
+    if not body or not body.isascii() or not body.isdigit() or len(body) > 9:
+        raise PositionError(f"{key}={excerpt(text)} is not a whole number")
+    return int(t)
 
 
 def parse_position(text: str, rng=None):
@@ -134,12 +143,12 @@ def parse_position(text: str, rng=None):
         key, eq, value = part.partition("=")
         key = key.strip()
         if not eq:
-            raise PositionError(f"field {part!r} is not key=value")
+            raise PositionError(f"field {excerpt(part)} is not key=value")
         keys = _KEYS + _LAYOUTS[variant.layout].keys + (_MATCH_KEYS if variant.scoring == "troshin" else ())
         if key not in keys:
-            raise PositionError(f"unknown field {key!r} for {variant.name}; fields: {', '.join(keys)}")
+            raise PositionError(f"unknown field {excerpt(key)} for {variant.name}; fields: {', '.join(keys)}")
         if key in fields:
-            raise PositionError(f"field {key!r} given twice")
+            raise PositionError(f"field {excerpt(key)} given twice")
         fields[key] = value.strip()
     if "hands" not in fields:
         raise PositionError("missing field 'hands' (seats separated by '/')")
@@ -174,6 +183,9 @@ def _parse_line(variant, fields, hands, boneyard, seen, claim, turn, passes, rng
     if not 0 <= passes <= variant.players:
         raise PositionError(f"passes={passes}: must be 0..{variant.players} "
                             f"({variant.players} in a row is a blocked, finished game)")
+    if passes and variant.draw and boneyard:
+        raise PositionError(f"passes={passes} with {len(boneyard)} tiles in the boneyard: in {variant.name} a seat "
+                            "passes only once the boneyard is empty (it draws first)")
     if "line" in fields and "ends" in fields:
         raise PositionError("give 'line' or 'ends', not both")
     held = 0
@@ -184,7 +196,10 @@ def _parse_line(variant, fields, hands, boneyard, seen, claim, turn, passes, rng
     table = FULL_SET & ~held
     if "line" in fields and fields["line"] not in ("", "-"):
         oriented = []
-        for tok in fields["line"].replace(",", " ").split():
+        tokens = fields["line"].replace(",", " ").split()
+        if not tokens:
+            raise PositionError(f"line={excerpt(fields['line'])} lists no tiles: write line=- for an empty table")
+        for tok in tokens:
             a, b = parse_oriented(tok)
             t = TILE_ID[(a, b)]
             claim(t, "line")
@@ -203,8 +218,8 @@ def _parse_line(variant, fields, hands, boneyard, seen, claim, turn, passes, rng
             raise PositionError(f"tiles in no hand, boneyard or line: {format_tiles(tiles_of(unplaced))}")
     elif "ends" in fields:
         ends = fields["ends"].replace(" ", "").split("|")
-        if len(ends) != 2 or not all(e.isdigit() and 0 <= int(e) <= 6 for e in ends):
-            raise PositionError(f"ends={fields['ends']!r}: expected two numbers 0-6 like '6|3'")
+        if len(ends) != 2 or not all(_digit(e) and 0 <= int(e) <= 6 for e in ends):
+            raise PositionError(f"ends={excerpt(fields['ends'])}: expected two numbers 0-6 like '6|3'")
         left, right = int(ends[0]), int(ends[1])
         line = None
         for e in (left, right):
@@ -234,7 +249,7 @@ def _parse_line(variant, fields, hands, boneyard, seen, claim, turn, passes, rng
         return _parse_match(variant, fields, state, rng)
     for key in ("hand", "target"):
         if key in fields:
-            raise PositionError(f"field {key!r} belongs to a match position: give 'match' too")
+            raise PositionError(f"field {excerpt(key)} belongs to a match position: give 'match' too")
     return state
 
 
@@ -245,10 +260,10 @@ def _parse_match(variant, fields, state, rng):
     if hand_index < 0 or target < 1:
         raise PositionError("hand must be 0 or more and target at least 1")
     if max(scores) >= target and not state.is_terminal:
-        raise PositionError(f"match={fields['match']!r}: a side already has {target} points, so the match "
+        raise PositionError(f"match={excerpt(fields['match'])}: a side already has {target} points, so the match "
                             "is over, but this hand is not finished")
     if sorted(scores)[-2:].count(max(scores)) > 1 and max(scores) >= target:
-        raise PositionError(f"match={fields['match']!r}: two sides cannot both win the match")
+        raise PositionError(f"match={excerpt(fields['match'])}: two sides cannot both win the match")
     return TroshinMatch(variant, state, rng if rng is not None else random.Random(0), scores=scores,
                         hand_index=hand_index, target=target)
 
@@ -257,6 +272,13 @@ def _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes, r
     n = variant.players
     if passes < 0:
         raise PositionError(f"passes={passes} is negative")
+    # while the boneyard lasts a seat passes only after drawing this turn: a streak of passes
+    # is at most the tiles drawn since the deal plus one round with the boneyard empty
+    drawn = max(0, N_TILES - n * variant.hand_size - len(boneyard))
+    if passes > drawn + n:
+        raise PositionError(f"passes={passes}: at most {drawn + n} passes in a row can have happened here "
+                            f"({drawn} tiles drawn since the deal, and each pass while the boneyard lasts "
+                            "follows a draw)")
     if "line" in fields and "ends" in fields:
         raise PositionError("give 'line' or 'ends', not both")
     if "ends" in fields and "arms" in fields:
@@ -279,7 +301,7 @@ def _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes, r
                 raise PositionError("arms given but no spinner is marked '*' in the line")
             parts = fields["arms"].split("/")
             if len(parts) != 2:
-                raise PositionError(f"arms={fields['arms']!r}: expected two side lines separated by '/'")
+                raise PositionError(f"arms={excerpt(fields['arms'])}: expected two side lines separated by '/'")
             for k, part in enumerate(parts):
                 if part.strip() in ("", "-"):
                     continue
@@ -302,16 +324,16 @@ def _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes, r
             raise PositionError(f"tiles in no hand, boneyard or line: {format_tiles(tiles_of(unplaced))}")
     elif "ends" in fields:
         raw = fields["ends"].replace(" ", "").split("|")
-        ok = len(raw) == 4 and all(e.isdigit() and 0 <= int(e) <= 6 for e in raw[:2]) \
-            and all(e == "-" or (e.isdigit() and 0 <= int(e) <= 6) for e in raw[2:])
+        ok = len(raw) == 4 and all(_digit(e) and 0 <= int(e) <= 6 for e in raw[:2]) \
+            and all(e == "-" or (_digit(e) and 0 <= int(e) <= 6) for e in raw[2:])
         if not ok:
-            raise PositionError(f"ends={fields['ends']!r}: expected 'LEFT|RIGHT|SIDE1|SIDE2' with numbers 0-6, "
+            raise PositionError(f"ends={excerpt(fields['ends'])}: expected 'LEFT|RIGHT|SIDE1|SIDE2' with numbers 0-6, "
                                 "'-' for a side line not started (like '2|0|6|-')")
         ends = [int(e) if e != "-" else -1 for e in raw]
         sp = fields.get("spinner", "-").strip()
         if sp != "-":
-            if not (sp.isdigit() and 0 <= int(sp) <= 6):
-                raise PositionError(f"spinner={sp!r}: expected a number 0-6 or '-'")
+            if not (_digit(sp) and 0 <= int(sp) <= 6):
+                raise PositionError(f"spinner={excerpt(sp)}: expected a number 0-6 or '-'")
             spinner = int(sp)
             if not table >> TILE_ID[(spinner, spinner)] & 1:
                 raise PositionError(f"spinner={spinner}, but {spinner}-{spinner} is not on the table")

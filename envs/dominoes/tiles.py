@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
-from pipslab.envs.errors import PositionError
+from pipslab.envs.errors import PositionError, excerpt
 
 NUMBERS = range(7)
 TILES: Tuple[Tuple[int, int], ...] = tuple((a, b) for a in NUMBERS for b in range(a, 7))
@@ -36,6 +36,8 @@ def tile_name(t: int) -> str:
 
 def parse_oriented(text: str) -> Tuple[int, int]:
     """``"3-5"``, ``"3:5"`` or ``"35"`` -> ``(3, 5)``, the halves in the order written."""
+    if not isinstance(text, str):
+        raise PositionError(f"a tile is text like '3-5', got {type(text).__name__}")
     s = text.strip()
     for sep in ("-", ":", "|"):
         if sep in s:
@@ -43,11 +45,12 @@ def parse_oriented(text: str) -> Tuple[int, int]:
             break
     else:
         parts = list(s) if len(s) == 2 else [s]
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise PositionError(f"malformed tile {text!r}: expected two numbers 0-6 like '3-5'")
+    # ASCII digits only: str.isdigit() also takes '²' and other digits int() refuses
+    if len(parts) != 2 or not all(p.strip().isascii() and p.strip().isdigit() for p in parts):
+        raise PositionError(f"malformed tile {excerpt(text)}: expected two numbers 0-6 like '3-5'")
     a, b = int(parts[0]), int(parts[1])
     if not (0 <= a <= 6 and 0 <= b <= 6):
-        raise PositionError(f"tile {text!r} is not in the double-six set (numbers 0-6)")
+        raise PositionError(f"tile {excerpt(text)} is not in the double-six set (numbers 0-6)")
     return a, b
 
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from pipslab.envs.errors import PipslabError
+import numpy as np
+
+from pipslab.envs.errors import PipslabError, excerpt
 
 from .tiles import N_TILES
 
@@ -151,17 +153,24 @@ VARIANTS = {v.name: v for v in (HAPPY_BLOCK, HAPPY_DRAW, TROSHIN_2, TROSHIN_3, T
                                 TROSHIN_120, TRIPLE_2, TRIPLE_3, TRIPLE_4)}
 
 
+def _players(players, game: str) -> int:
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or players not in (2, 3, 4):
+        raise PipslabError(f"{game} is for 2, 3 or 4 players, got {excerpt(players)}")
+    return int(players)
+
+
 def happy(mode: str) -> Variant:
     """Happy Games 2-player dominoes in ``"block"`` or ``"draw"`` mode."""
-    if mode not in ("block", "draw"):
-        raise PipslabError(f"unknown Happy dominoes mode {mode!r}: expected 'block' or 'draw'")
+    if not isinstance(mode, str) or mode not in ("block", "draw"):
+        raise PipslabError(f"unknown Happy dominoes mode {excerpt(mode)}: expected 'block' or 'draw'")
     return HAPPY_BLOCK if mode == "block" else HAPPY_DRAW
 
 
 def troshin(players: int = 2, pairs: bool = False) -> Variant:
     """Troshin's draw game (RULES §3) for 2, 3 or 4 players; ``pairs`` only with 4."""
-    if players not in (2, 3, 4):
-        raise PipslabError(f"Troshin's dominoes is for 2, 3 or 4 players, got {players!r}")
+    players = _players(players, "Troshin's dominoes")
+    if not isinstance(pairs, (bool, np.bool_)):
+        raise PipslabError(f"pairs is true or false, got {excerpt(pairs)}")
     if pairs and players != 4:
         raise PipslabError(f"pairs need 4 players (seats 0+2 against 1+3), got {players}")
     return VARIANTS[f"troshin-{players}" + ("-pairs" if pairs else "")]
@@ -169,13 +178,12 @@ def troshin(players: int = 2, pairs: bool = False) -> Variant:
 
 def triple(players: int = 2) -> Variant:
     """Triple domino for luck (RULES §4) for 2, 3 or 4 players."""
-    if players not in (2, 3, 4):
-        raise PipslabError(f"Triple domino is for 2, 3 or 4 players, got {players!r}")
+    players = _players(players, "Triple domino")
     return VARIANTS[f"triple-{players}"]
 
 
 def variant_by_name(name: str) -> Variant:
     try:
         return VARIANTS[name]
-    except KeyError:
-        raise PipslabError(f"unknown domino variant {name!r}; known: {', '.join(sorted(VARIANTS))}") from None
+    except (KeyError, TypeError):
+        raise PipslabError(f"unknown domino variant {excerpt(name)}; known: {', '.join(sorted(VARIANTS))}") from None
