@@ -36,7 +36,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from pipslab.envs.errors import IllegalActionError, PipslabError
+from pipslab.envs.checks import check_action, check_choice, check_seat, require_reset, reset_options
+from pipslab.envs.errors import IllegalActionError, PipslabError, excerpt
 from pipslab.envs.game import GAMES, Game
 from pipslab.envs.observation import Observation
 from pipslab.envs.opponents import is_agent, resolve_opponent
@@ -56,13 +57,9 @@ class GameEnv(gym.Env):
         given.update(game_options)
         self.options = self.game.resolve(given)
         self.players = self.game.players(self.options)
-        if not isinstance(learner_seat, (int, np.integer)) or not 0 <= learner_seat < self.players:
-            raise PipslabError(f"learner_seat must be a seat 0..{self.players - 1}, got {learner_seat!r}")
-        if illegal_action not in ("raise", "lose"):
-            raise PipslabError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
-        if render_mode not in (None, "ansi"):
-            raise PipslabError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.learner_seat, self.illegal_action, self.render_mode = int(learner_seat), illegal_action, render_mode
+        self.learner_seat = check_seat("learner_seat", learner_seat, self.players)
+        self.illegal_action = check_choice("illegal_action", illegal_action, ("raise", "lose"))
+        self.render_mode = check_choice("render_mode", render_mode, (None, "ansi"))
         self.encoder = self.game.observation_encoder(self.options)
         self.num_actions = self.game.actions(self.options)
         self.action_space = spaces.Discrete(self.num_actions)
@@ -72,6 +69,9 @@ class GameEnv(gym.Env):
         })
         if opponents is None or isinstance(opponents, str) or is_agent(opponents):
             opponents = [opponents] * self.players
+        if not isinstance(opponents, (list, tuple)):
+            raise PipslabError(f"opponents: give an agent, an agent name or a list of {self.players} (one per "
+                               f"seat), got {excerpt(opponents)} ({type(opponents).__name__})")
         opponents = list(opponents)
         if len(opponents) != self.players:
             raise PipslabError(f"opponents: give one agent or a list of {self.players} (one per seat), "
@@ -94,6 +94,7 @@ class GameEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal-action mask (sb3-contrib's MaskablePPO convention)."""
+        require_reset(self.state, "action_masks()")
         return self._mask().astype(bool)
 
     def _obs(self):
@@ -125,8 +126,8 @@ class GameEnv(gym.Env):
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        options = reset_options(options, ("position",) if self.game.parse_position is not None else ())
         super().reset(seed=seed)
-        options = options or {}
         self._forfeit = False
         if options.get("position"):
             self.state = self.game.parse(options["position"], self.options, self.np_random)
@@ -143,8 +144,8 @@ class GameEnv(gym.Env):
             raise PipslabError("call reset() before step()")
         if self._over():
             raise PipslabError("the episode is over: call reset()")
-        action = int(action)
-        if not (0 <= action < self.num_actions and self._mask()[action]):
+        action = check_action(action, self.num_actions)
+        if not self._mask()[action]:
             if self.illegal_action == "raise":
                 legal = [int(a) for a in np.flatnonzero(self._mask())]
                 raise IllegalActionError(f"action {action} is not legal here; legal: {legal}")
@@ -158,5 +159,6 @@ class GameEnv(gym.Env):
 
     def render(self):
         if self.render_mode == "ansi":
+            require_reset(self.state, "render()")
             return self.game.render(self.state)
         return None

@@ -44,12 +44,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from pipslab.envs.checks import check_action, check_choice, check_flag, check_seat, require_reset, reset_options
 from pipslab.envs.errors import IllegalActionError, PipslabError
 from pipslab.envs.observation import Observation
 from pipslab.envs.opponents import resolve_opponent
 
 from .features import NUM_FEATURES, tesauro_features
 from .game import NUM_ACTIONS, BackgammonState, new_game
+from .moves import check_dice
 
 
 def render(state: BackgammonState) -> str:
@@ -65,13 +67,11 @@ class BackgammonEnv(gym.Env):
 
     def __init__(self, learner_seat: int = 0, opponent=None, illegal_action: str = "raise",
                  gammons: bool = True, render_mode: Optional[str] = None):
-        if learner_seat not in (0, 1):
-            raise PipslabError(f"learner_seat is 0 or 1, got {learner_seat!r}")
-        if illegal_action not in ("raise", "lose"):
-            raise PipslabError(f"illegal_action is 'raise' or 'lose', got {illegal_action!r}")
-        if render_mode not in (None, "ansi"):
-            raise PipslabError(f"render_mode is None or 'ansi', got {render_mode!r}")
-        if isinstance(opponent, str):  # a spec string, made by the factory pipslab.agents installs
+        learner_seat = check_seat("learner_seat", learner_seat, 2)
+        illegal_action = check_choice("illegal_action", illegal_action, ("raise", "lose"))
+        render_mode = check_choice("render_mode", render_mode, (None, "ansi"))
+        gammons = check_flag("gammons", gammons)
+        if opponent is not None:   # None: uniformly random; a spec string is made by pipslab.agents' factory
             opponent = resolve_opponent(opponent, "backgammon")
         self.learner_seat = learner_seat
         self.opponent = opponent
@@ -88,8 +88,9 @@ class BackgammonEnv(gym.Env):
 
     # ------------------------------------------------------------------ helpers
     def action_masks(self) -> np.ndarray:
+        require_reset(self.state, "action_masks()")
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if self.state is not None and not self._done and self.state.current_player == self.learner_seat:
+        if not self._done and self.state.current_player == self.learner_seat:
             mask[self.state.legal_actions()] = 1
         return mask
 
@@ -131,12 +132,21 @@ class BackgammonEnv(gym.Env):
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        super().reset(seed=seed)
-        options = options or {}
+        options = reset_options(options, ("position", "dice", "player"))
+        if "position" not in options and ("dice" in options or "player" in options):
+            raise PipslabError("reset options dice and player go with a position")
         if "position" in options:
-            player = int(options.get("player", self.learner_seat))
-            self.state = BackgammonState.from_position_id(
-                options["position"], tuple(options.get("dice", ())), player=player, gammons=self.gammons)
+            player = check_seat("reset option player", options.get("player", self.learner_seat), 2)
+            dice = options.get("dice", ())
+            if dice is None or (isinstance(dice, (tuple, list, np.ndarray)) and len(dice) == 0):
+                dice = ()
+            else:
+                check_dice(dice)
+                dice = tuple(int(d) for d in dice)
+        super().reset(seed=seed)
+        if "position" in options:
+            self.state = BackgammonState.from_position_id(options["position"], dice, player=player,
+                                                          gammons=self.gammons)
         else:
             self.state = new_game(gammons=self.gammons)
         if self.opponent is not None and hasattr(self.opponent, "reset"):
@@ -151,7 +161,7 @@ class BackgammonEnv(gym.Env):
             raise PipslabError("call reset() before step()")
         if self._done:
             raise PipslabError("the game is over: call reset()")
-        action = int(action)
+        action = check_action(action, NUM_ACTIONS)
         legal = self.state.legal_actions()
         if action not in legal:
             if self.illegal_action == "raise":
@@ -169,6 +179,7 @@ class BackgammonEnv(gym.Env):
         return self._obs(), reward, self._done, False, self._info()
 
     def render(self):
-        if self.render_mode == "ansi" and self.state is not None:
+        if self.render_mode == "ansi":
+            require_reset(self.state, "render()")
             return render(self.state)
         return None

@@ -52,7 +52,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from pipslab.envs.errors import IllegalActionError, PipslabError
+from pipslab.envs.checks import check_action, check_choice, check_flag, check_seat, require_reset, reset_options
+from pipslab.envs.errors import IllegalActionError, PipslabError, excerpt
 from pipslab.envs.observation import Observation
 from pipslab.envs.opponents import is_agent, resolve_opponent
 
@@ -117,17 +118,10 @@ class DominoEnvBase(gym.Env):
                  render_mode: Optional[str] = None, illegal_action: str = "raise",
                  auto_forced: bool = False):
         self.variant = variant
-        n = variant.players
-        if not isinstance(learner_seat, (int, np.integer)) or not 0 <= learner_seat < n:
-            raise PipslabError(f"learner_seat must be a seat 0..{n - 1}, got {learner_seat!r}")
-        if illegal_action not in ("raise", "lose"):
-            raise PipslabError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
-        if render_mode not in (None, "ansi"):
-            raise PipslabError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.learner_seat = int(learner_seat)
-        self.illegal_action = illegal_action
-        self.auto_forced = auto_forced
-        self.render_mode = render_mode
+        self.learner_seat = check_seat("learner_seat", learner_seat, variant.players)
+        self.illegal_action = check_choice("illegal_action", illegal_action, ("raise", "lose"))
+        self.auto_forced = check_flag("auto_forced", auto_forced)
+        self.render_mode = check_choice("render_mode", render_mode, (None, "ansi"))
         self.seat_agents = self._make_opponents(opponents)
         k = variant.num_actions
         self.action_space = spaces.Discrete(k)
@@ -142,6 +136,9 @@ class DominoEnvBase(gym.Env):
         n = self.variant.players
         if opponents is None or isinstance(opponents, str) or is_agent(opponents):
             opponents = [opponents] * n
+        if not isinstance(opponents, (list, tuple)):
+            raise PipslabError(f"opponents: give an agent, an agent name or a list of {n} (one per seat), "
+                               f"got {excerpt(opponents)} ({type(opponents).__name__})")
         opponents = list(opponents)
         if len(opponents) != n:
             raise PipslabError(f"opponents: give one agent or a list of {n} (one per seat), got {len(opponents)}")
@@ -181,6 +178,7 @@ class DominoEnvBase(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The legal-action mask of the learner (sb3-contrib's MaskablePPO convention)."""
+        require_reset(self.state, "action_masks()")
         return self._mask().astype(bool)
 
     def _obs(self):
@@ -221,8 +219,8 @@ class DominoEnvBase(gym.Env):
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        options = reset_options(options, ("position",))
         super().reset(seed=seed)
-        options = options or {}
         self._forfeit = False
         if "position" in options:
             self.state = self.parse(options["position"])
@@ -239,7 +237,7 @@ class DominoEnvBase(gym.Env):
             raise PipslabError("call reset() before step()")
         if self._over():
             raise PipslabError("the episode is over: call reset()")
-        action = int(action)
+        action = check_action(action, self.variant.num_actions)
         try:
             self.state.apply(action)
         except IllegalActionError:
@@ -252,6 +250,7 @@ class DominoEnvBase(gym.Env):
 
     def render(self):
         if self.render_mode == "ansi":
+            require_reset(self.state, "render()")
             return render(self.state, viewer=None)
         return None
 
@@ -265,8 +264,10 @@ class HappyDominoesEnv(DominoEnvBase):
     def __init__(self, mode: str = "block", learner_seat: int = 0, opponent=None,
                  render_mode: Optional[str] = None, illegal_action: str = "raise",
                  auto_forced: bool = False):
-        if learner_seat not in (0, 1):
-            raise PipslabError(f"learner_seat must be 0 or 1, got {learner_seat!r}")
+        check_seat("learner_seat", learner_seat, 2)
+        if not (opponent is None or isinstance(opponent, str) or is_agent(opponent)):
+            raise PipslabError(f"opponent must be an agent or an agent name, got {excerpt(opponent)} "
+                               f"({type(opponent).__name__})")
         super().__init__(happy(mode), learner_seat=learner_seat, opponents=opponent,
                          render_mode=render_mode, illegal_action=illegal_action, auto_forced=auto_forced)
         self.opponent = self.seat_agents[1 - self.learner_seat]

@@ -53,6 +53,7 @@ from typing import Optional
 
 import numpy as np
 
+from pipslab.envs.checks import check_flag
 from pipslab.envs.errors import PipslabError
 
 from .engine import DominoView
@@ -102,7 +103,7 @@ class TroshinDominoesEnv(DominoEnvBase):
     def __init__(self, players: int = 2, pairs: bool = False, match: bool = False, learner_seat: int = 0,
                  opponents=None, render_mode: Optional[str] = None, illegal_action: str = "raise",
                  auto_forced: bool = False):
-        self.match = bool(match)
+        self.match = check_flag("match", match)
         super().__init__(troshin(players, pairs), learner_seat=learner_seat, opponents=opponents,
                          render_mode=render_mode, illegal_action=illegal_action, auto_forced=auto_forced)
 
