@@ -1,26 +1,32 @@
-"""Where the games of a tournament run: the executor seam.
+"""Where an experiment's work runs: the executor seam of :mod:`pipslab.experiments.runner`.
 
-An executor takes a :class:`~experiments.seedplan.Task` and chunks of game ids and yields
-lists of records as chunks finish (in any order; the harness sorts by ``game_id``).  Every
-backend plays a game by id through the same :class:`~experiments.seedplan.GameRunner`, with
-agents built afresh for that game, so the records are the same whichever backend or number
-of workers played them, and in whatever order (only ``duration_s`` differs).
+An executor takes a *job* and an iterable of work items and yields lists of results as
+items finish (in any order: the experiment orders them).  A job is a picklable object
+with ``__call__(item) -> result`` and, optionally, ``setup()`` (called once in each
+process before its first item: build what every item needs).  The tournament's job plays
+chunks of game ids (:class:`pipslab.experiments.tournament.PlayGames`), calibrate's plays
+chunks of self-play games; the results are the same whichever backend or number of
+workers ran them, because an item depends only on itself.
 
-* ``serial``  — in this process (``--workers 1``);
-* ``process`` — a pool of worker processes on this machine (``--workers N``); workers build
-  each game's agents from the spec strings and ignore Ctrl-C (the parent handles it);
-* ``ray``     — the same chunks as Ray tasks (``--backend ray``; ``pip install pipslab[ray]``):
+* ``serial``  — in this process (``--workers 1``); results come in batches of what
+  finished in each ``batch_s``;
+* ``process`` — a pool of worker processes on this machine (``--workers N``).  Workers
+  are started with Ctrl-C ignored (the parent handles it: the terminal sends it to the
+  whole process group) and watch the process that started them: when it is gone — a
+  SIGKILL leaves no chance to clean up — they exit within a quarter of a second instead
+  of lingering;
+* ``ray``     — the same items as Ray tasks (``--backend ray``; ``pip install pipslab[ray]``):
   a local Ray instance by default, or the cluster named by ``RAY_ADDRESS``.
 """
 from __future__ import annotations
 
 import os
 import signal
-from typing import Iterable, Iterator, List, Sequence
+import threading
+import time
+from typing import Any, Iterable, Iterator, List
 
 from pipslab.envs.errors import PipslabError
-
-from .seedplan import GameRunner, Task
 
 BACKENDS = ("process", "ray")
 
@@ -32,30 +38,56 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def chunked(ids: Sequence[int], size: int) -> List[List[int]]:
+def chunked(ids: Iterable[int], size: int) -> Iterator[List[int]]:
+    """``ids`` in lists of ``size`` (the last may be shorter), lazily."""
     size = max(1, size)
-    return [list(ids[k:k + size]) for k in range(0, len(ids), size)]
+    chunk: List[int] = []
+    for i in ids:
+        chunk.append(i)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def check_backend(backend: str, workers: int) -> None:
+    """Refuse, in one line and before anything is written, a backend that cannot run."""
+    if backend not in BACKENDS:
+        raise PipslabError(f"unknown backend {backend!r}; expected {' or '.join(BACKENDS)}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise PipslabError(f"--workers must be at least 1, got {workers!r}")
+    if backend == "ray":
+        try:
+            import ray  # noqa: F401  (only whether it imports)
+        except ImportError:
+            raise PipslabError("--backend ray needs Ray: pip install 'pipslab[ray]'") from None
+
+
+def _setup(job) -> None:
+    setup = getattr(job, "setup", None)
+    if setup is not None:
+        setup()
 
 
 class SerialExecutor:
     name = "serial"
 
-    def __init__(self, task: Task):
-        self.runner = GameRunner(task)
+    def __init__(self, job):
+        self.job = job
+        _setup(job)
 
-    def run(self, chunks: Iterable[Sequence[int]], batch_s: float = 0.02) -> Iterator[List[dict]]:
-        """Yields the records of the games finished in each ``batch_s`` (at least one game)."""
-        import time
-        record, clock = self.runner.record, time.monotonic
-        batch: List[dict] = []
+    def run(self, items: Iterable[Any], batch_s: float = 0.02) -> Iterator[List[Any]]:
+        """Yields the results finished in each ``batch_s`` (at least one)."""
+        job, clock = self.job, time.monotonic
+        batch: List[Any] = []
         last = clock()
-        for chunk in chunks:
-            for game_id in chunk:
-                batch.append(record(game_id))
-                now = clock()
-                if now - last >= batch_s:
-                    yield batch
-                    batch, last = [], now
+        for item in items:
+            batch.append(job(item))
+            now = clock()
+            if now - last >= batch_s:
+                yield batch
+                batch, last = [], now
         if batch:
             yield batch
 
@@ -67,17 +99,54 @@ class SerialExecutor:
 
 
 # ------------------------------------------------------------------ worker processes
-_RUNNER: GameRunner | None = None
+_JOB: Any = None
 
 
-def _init_worker(task: Task) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
-    global _RUNNER
-    _RUNNER = GameRunner(task)
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie — dead, not yet reaped — does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+        return stat[stat.rfind(b")") + 2:][:1] not in (b"Z", b"X")
+    except OSError:
+        return True
 
 
-def _play_chunk(ids: Sequence[int]) -> List[dict]:
-    return _RUNNER.records(ids)
+def _watch_owner(owner: int, every_s: float = 0.25) -> None:
+    """A thread that ends this process when ``owner`` is gone."""
+    forked = os.getppid() == owner     # forked by the owner: the parent changes the moment it dies
+
+    def watch():
+        while True:
+            time.sleep(every_s)
+            if (os.getppid() != owner) if forked else not process_alive(owner):
+                os._exit(1)
+    threading.Thread(target=watch, name="pipslab-owner-watch", daemon=True).start()
+
+
+def worker_init(owner: int, job=None) -> None:
+    """Start-up of every worker process: Ctrl-C is the parent's to handle, a ``kill`` of the
+    parent's run handler does not apply here, the worker exits when its owner is gone, and
+    the job is set up."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            signal.signal(sig, signal.SIG_DFL)
+    _watch_owner(owner)
+    global _JOB
+    _JOB = job
+    if job is not None:
+        _setup(job)
+
+
+def _call(item):
+    return _JOB(item)
 
 
 def start_method(loaded_modules) -> str:
@@ -95,14 +164,24 @@ def start_method(loaded_modules) -> str:
 class ProcessExecutor:
     name = "process"
 
-    def __init__(self, task: Task, workers: int):
+    def __init__(self, job, workers: int):
         import multiprocessing as mp
         import sys
-        self.pool = mp.get_context(start_method(sys.modules)).Pool(workers, initializer=_init_worker,
-                                                                   initargs=(task,))
+        ctx = mp.get_context(start_method(sys.modules))
+        # Children started while SIGINT is ignored begin life ignoring it (fork copies the
+        # disposition, exec keeps an ignored signal ignored, and Python then leaves it be),
+        # so a Ctrl-C while they import cannot print a traceback from each of them.
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            self.pool = ctx.Pool(workers, initializer=worker_init, initargs=(os.getpid(), job))
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, previous)
 
-    def run(self, chunks: Iterable[Sequence[int]]) -> Iterator[List[dict]]:
-        yield from self.pool.imap_unordered(_play_chunk, list(chunks))
+    def run(self, items: Iterable[Any]) -> Iterator[List[Any]]:
+        for result in self.pool.imap_unordered(_call, items):
+            yield [result]
 
     def terminate(self) -> None:
         self.pool.terminate()
@@ -114,12 +193,11 @@ class ProcessExecutor:
 
 # ------------------------------------------------------------------ Ray
 class RayExecutor:
-    """Chunks as Ray tasks.  Each Ray worker process keeps one GameRunner per task (it
-    holds the plan, not agents: every game gets fresh ones)."""
+    """Items as Ray tasks.  Each Ray worker process sets a job up once and keeps it."""
 
     name = "ray"
 
-    def __init__(self, task: Task, workers: int):
+    def __init__(self, job, workers: int):
         try:
             import ray
         except ImportError:
@@ -132,23 +210,29 @@ class RayExecutor:
                 kwargs["num_cpus"] = workers
             ray.init(**kwargs)
             self._started = True
-        self.task = task
+        self.job = job
         self.workers = workers
-        self.remote = ray.remote(_ray_play_chunk)
+        self.remote = ray.remote(_ray_call)
         self.pending: list = []
 
-    def run(self, chunks: Iterable[Sequence[int]]) -> Iterator[List[dict]]:
+    def run(self, items: Iterable[Any]) -> Iterator[List[Any]]:
         ray = self.ray
-        task_ref = ray.put(self.task)
-        queue = list(chunks)
-        queue.reverse()
-        limit = max(2, 2 * self.workers)   # keep a bounded number of chunks in flight
-        while queue or self.pending:
-            while queue and len(self.pending) < limit:
-                self.pending.append(self.remote.remote(task_ref, queue.pop()))
+        job_ref = ray.put(self.job)
+        queue = iter(items)
+        limit = max(2, 2 * self.workers)   # keep a bounded number of items in flight
+        more = True
+        while more or self.pending:
+            while more and len(self.pending) < limit:
+                item = next(queue, _END)
+                if item is _END:
+                    more = False
+                    break
+                self.pending.append(self.remote.remote(job_ref, item))
+            if not self.pending:
+                break
             done, self.pending = ray.wait(self.pending, num_returns=1)
             for ref in done:
-                yield ray.get(ref)
+                yield [ray.get(ref)]
 
     def terminate(self) -> None:
         for ref in self.pending:
@@ -164,23 +248,46 @@ class RayExecutor:
             self.ray.shutdown()
 
 
-_RAY_RUNNERS: dict = {}
+_END = object()
+_RAY_JOBS: dict = {}
 
 
-def _ray_play_chunk(task: Task, ids: Sequence[int]) -> List[dict]:
-    runner = _RAY_RUNNERS.get(task)
-    if runner is None:
-        runner = _RAY_RUNNERS[task] = GameRunner(task)
-    return runner.records(ids)
+def _ray_call(job, item):
+    key = _job_key(job)
+    ready = _RAY_JOBS.get(key)
+    if ready is None:
+        _setup(job)
+        ready = _RAY_JOBS[key] = job
+    return ready(item)
 
 
-def make_executor(task: Task, workers: int, backend: str = "process"):
-    if backend not in BACKENDS:
-        raise PipslabError(f"unknown backend {backend!r}; expected {' or '.join(BACKENDS)}")
-    if workers < 1:
-        raise PipslabError(f"--workers must be at least 1, got {workers}")
+def _job_key(job):
+    try:
+        hash(job)
+        return job
+    except TypeError:
+        return id(job)
+
+
+def make_executor(job, workers: int, backend: str = "process"):
+    check_backend(backend, workers)
     if backend == "ray":
-        return RayExecutor(task, workers)
+        return RayExecutor(job, workers)
     if workers == 1:
-        return SerialExecutor(task)
-    return ProcessExecutor(task, workers)
+        return SerialExecutor(job)
+    return ProcessExecutor(job, workers)
+
+
+def plan_chunks(remaining: int, workers: int, backend: str, serial_size: int | None = None,
+                process_max: int = 50, ray_max: int = 500) -> int:
+    """Items per chunk: big enough to keep overheads small, small enough that progress shows
+    and every worker stays busy to the end."""
+    if backend == "ray":
+        return max(1, min(ray_max, remaining // (workers * 4)))
+    if workers > 1:
+        return max(1, min(process_max, remaining // (workers * 16)))
+    return serial_size if serial_size is not None else max(1, remaining)
+
+
+__all__ = ["BACKENDS", "default_workers", "chunked", "check_backend", "make_executor", "plan_chunks",
+           "SerialExecutor", "ProcessExecutor", "RayExecutor", "worker_init", "process_alive", "start_method"]

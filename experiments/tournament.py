@@ -38,32 +38,36 @@ With no arguments it runs the embedded default: Happy block dominoes, ``random``
 """
 from __future__ import annotations
 
-import csv
 import json
-import os
+import re
 import shlex
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
-from tqdm import tqdm
 
 from pipslab.envs.errors import PipslabError
 
-from .files import atomic_write_json, atomic_write_text
-from .executors import BACKENDS, chunked, default_workers, make_executor
+from .files import atomic_write_text
+from .executors import BACKENDS, check_backend, chunked, default_workers, plan_chunks
 from .games import add_option_flags, flag_options_given, game_spec, parse_option_items
 from .ratings import wilson_interval  # noqa: F401  (re-exported: tests and notebooks import it here)
-from .seedplan import FORMATS, Plan, Task, game_units, options_json
+from .runner import (BOOL, INT, STR, STRINGS, TABLE, RecordLog, Run, RunInterrupted, check_int, check_out,
+                     check_seed, kind_of_type, recover_records, write_records_file)
+from .seedplan import FORMATS, GameRunner, Plan, Task, game_units, options_json, seed_text, seeds
 from .summary import (format_table, head_to_head, pairwise_rows, pip_margins, ratings_table, summarize,
                       summarize_pairings, unit_rows)
 
 DEFAULT_AGENTS = ["random", "heaviest", "suits"]
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 MANIFEST_VERSION = 1
+MAX_GAMES = 10_000_000   # games.csv of gigabytes; a bigger study is several runs (--seed)
+# what a fresh run in an old folder removes first (nothing of an earlier run may be mistaken for this one's)
+PRODUCTS = ("games.csv", "games.csv.sums", "summary.csv", "pairings.csv", "ratings.csv", "summary.md",
+            "head_to_head.png", "ratings.png", "pip_margins.png")
 
 
 @dataclass
@@ -99,7 +103,7 @@ class TournamentArgs:
         return game_spec(self.game).variant_label(self.options())
 
     def out_dir(self) -> Path:
-        return Path(self.out or f"results/tournament-{self.label()}")
+        return Path(self.out if self.out is not None else f"results/tournament-{self.label()}")
 
     def command(self, resume: bool = True) -> str:
         """The command line that runs (or resumes) this tournament."""
@@ -129,10 +133,36 @@ class TournamentArgs:
         return shlex.join(parts)
 
 
-class TournamentInterrupted(KeyboardInterrupt):
+class TournamentInterrupted(RunInterrupted):
     def __init__(self, done: int, total: int, command: str):
-        super().__init__(f"interrupted after {done} games; resume with: {command}")
-        self.done, self.total, self.command = done, total, command
+        super().__init__(f"interrupted after {done} games; resume with: {command}", done, command)
+        self.total = total
+
+
+class PlayGames:
+    """The tournament's job for the executors: play a chunk of game ids, return their
+    records.  Each worker process sets up one :class:`GameRunner` (the plan; agents are
+    built afresh for every game)."""
+
+    def __init__(self, task: Task):
+        self.task = task
+        self.runner: Optional[GameRunner] = None
+
+    def setup(self) -> None:
+        if self.runner is None:
+            self.runner = GameRunner(self.task)
+
+    def __call__(self, ids) -> List[dict]:
+        return self.runner.records(ids)
+
+    def __getstate__(self):
+        return {"task": self.task, "runner": None}
+
+    def __eq__(self, other):
+        return isinstance(other, PlayGames) and other.task == self.task
+
+    def __hash__(self):
+        return hash(self.task)
 
 
 class TournamentResult:
@@ -193,90 +223,6 @@ def _hero_index(args: TournamentArgs) -> int:
     return args.agents.index(args.hero)
 
 
-def _read_existing(path: Path) -> Tuple[List[str], set]:
-    """Header and game ids already on disk; a torn last line (a kill mid-write) is cut off."""
-    if not path.exists() or path.stat().st_size == 0:
-        return [], set()
-    with open(path, "rb+") as f:
-        data = f.read()
-        if not data.endswith(b"\n"):
-            cut = data.rfind(b"\n") + 1
-            f.seek(cut)
-            f.truncate()
-    with open(path, newline="") as f:
-        reader = csv.reader(f)
-        header = next(reader, [])
-        if "game_id" not in header:
-            return [], set()
-        k = header.index("game_id")
-        ids = set()
-        for row in reader:
-            if len(row) == len(header):
-                ids.add(int(row[k]))
-    return header, ids
-
-
-class _GameLog:
-    """Appends records to games.csv.
-
-    Records are flushed to the OS at least every ``flush_every_s`` (so a killed process
-    loses at most that much play, which ``--resume`` plays again) and fsynced at least every
-    ``fsync_every_s`` and on close.  :meth:`write` returns how many games reached the file
-    with this call: the progress bar counts a game only once it is there.
-    """
-
-    def __init__(self, path: Path, header: List[str], fsync_every_s: float, flush_every_s: float = 0.05):
-        self.path, self.header = path, list(header)
-        self.header_t = tuple(header)
-        self.file = open(path, "a", newline="")
-        self.writer = csv.writer(self.file)
-        self.fsync_every_s, self.flush_every_s = fsync_every_s, flush_every_s
-        self.last_sync = self.last_flush = time.monotonic()
-        self.pending = 0
-        self.warned = False
-
-    def write(self, records: Sequence[dict]) -> int:
-        if not records:
-            return 0
-        if not self.header:
-            self.header = list(records[0])
-            self.header_t = tuple(self.header)
-            self.writer.writerow(self.header)
-        writerow, header_t = self.writer.writerow, self.header_t
-        for rec in records:
-            if tuple(rec) == header_t:
-                writerow(rec.values())
-            else:
-                if not self.warned and set(rec) - set(self.header):
-                    self.warned = True
-                    sys.stderr.write(f"warning: record fields {sorted(set(rec) - set(self.header))} are not in "
-                                     f"{self.path.name}'s header and are not saved\n")
-                writerow([rec.get(c) for c in self.header])
-        self.pending += len(records)
-        now = time.monotonic()
-        if now - self.last_flush >= self.flush_every_s:
-            return self.flush(now)
-        return 0
-
-    def flush(self, now: Optional[float] = None) -> int:
-        now = time.monotonic() if now is None else now
-        self.file.flush()
-        self.last_flush = now
-        if now - self.last_sync >= self.fsync_every_s:
-            os.fsync(self.file.fileno())
-            self.last_sync = now
-        done, self.pending = self.pending, 0
-        return done
-
-    def close(self) -> int:
-        if self.file.closed:
-            return 0
-        done = self.flush()
-        os.fsync(self.file.fileno())
-        self.file.close()
-        return done
-
-
 def read_games(path: Path, with_order: bool = False):
     """games.csv as a DataFrame sorted by ``game_id`` (and, with ``with_order``, whether the
     file already was)."""
@@ -288,9 +234,17 @@ def read_games(path: Path, with_order: bool = False):
 
 
 # ------------------------------------------------------------------ run
+_FIXED_COLUMNS = ("game_id", "game", "variant", "options", "deal_id", "rotation", "deal_seed", "agent_seed", "players",
+                  "moves", "result", "winner_seat", "winner", "winners", "duration_s")
+_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|-?inf|nan")
+
+
 def _validate(args: TournamentArgs) -> None:
-    if args.games < 1:
-        raise PipslabError(f"--games must be at least 1, got {args.games}")
+    """Every argument checked before anything is written (one line each)."""
+    check_int("--games", args.games, 1, MAX_GAMES)
+    check_seed(args.seed)
+    if not isinstance(args.agents, (list, tuple)) or not all(isinstance(a, str) for a in args.agents):
+        raise PipslabError(f"--agents must be agent names, got {args.agents!r}")
     if len(args.agents) < 2:
         raise PipslabError("a tournament needs at least two agents (--agents A,B)")
     if len(set(args.agents)) != len(args.agents):
@@ -299,15 +253,36 @@ def _validate(args: TournamentArgs) -> None:
         raise PipslabError(f"unknown tournament format {args.fmt!r}; expected {' or '.join(FORMATS)}")
     if args.hero is not None and args.fmt != "gauntlet":
         raise PipslabError("--hero goes with --format gauntlet")
-    if args.backend not in BACKENDS:
-        raise PipslabError(f"unknown backend {args.backend!r}; expected {' or '.join(BACKENDS)}")
-    if args.workers < 1:
-        raise PipslabError(f"--workers must be at least 1, got {args.workers}")
+    check_backend(args.backend, args.workers)
+    check_out(args.out if args.out is not None else args.out_dir())
+
+
+def _row_checker(args: TournamentArgs, task: Task, plan: Plan, label: str):
+    """What a games.csv row no checksum covers must agree with: the seed plan's deal,
+    seats and seeds for its id, and numbers where numbers go."""
+    def check(row: dict) -> Optional[str]:
+        i = int(row["game_id"])
+        deal, rot, seat_idx = plan.game(i)
+        deal_seed, agent_seed = seeds(args.seed, deal, i)
+        expect = {"game": args.game, "variant": label, "options": task.options_json, "deal_id": str(deal),
+                  "rotation": str(rot), "deal_seed": seed_text(deal_seed), "agent_seed": seed_text(agent_seed),
+                  "players": str(len(seat_idx))}
+        expect.update((f"seat{s}", args.agents[a]) for s, a in enumerate(seat_idx))
+        for key, value in expect.items():
+            if row.get(key) != value:
+                return f"game {i}: {key} {row.get(key)!r} where the plan says {value!r}"
+        for key, value in row.items():
+            if (key in ("moves", "winner_seat", "duration_s") or key.startswith(("return_", "pips_left_", "points_"))) \
+                    and value != "" and not _NUMBER.fullmatch(value):
+                return f"game {i}: {key} {value!r} is not a number"
+        return None
+    return check
 
 
 def run_tournament(args: TournamentArgs) -> TournamentResult:
     """Play the tournament (or what is left of it, with ``resume``), write every file,
-    return the tables.  Raises :class:`TournamentInterrupted` on Ctrl-C, records saved."""
+    return the tables.  Raises :class:`TournamentInterrupted` on Ctrl-C (or ``kill``),
+    records saved."""
     _validate(args)
     import importlib
     for module in args.imports:
@@ -325,81 +300,73 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
     for name in args.agents:
         make_agent(name, args.game)
     units = game_units(spec, options)
-    Plan(len(args.agents), units, args.fmt, args.duplicate, task.hero)
+    plan = Plan(len(args.agents), units, args.fmt, args.duplicate, task.hero)
 
     out = args.out_dir()
-    out.mkdir(parents=True, exist_ok=True)
-    games_path, manifest_path = out / "games.csv", out / "run.json"
-    manifest = _manifest(args)
-    header: List[str] = []
-    done: set = set()
-    if args.resume and games_path.exists():
-        if not manifest_path.exists():
-            raise PipslabError(f"--resume: {out} has games.csv but no run.json, so its seed plan is unknown; "
-                               "run without --resume to start again")
-        else:
-            old = json.loads(manifest_path.read_text())
-            diff = [k for k in _PLAN_KEYS if old.get(k) != manifest.get(k)]
-            if diff:
-                what = "; ".join(f"{k}: {old.get(k)!r} there, {manifest.get(k)!r} here" for k in diff)
-                raise PipslabError(f"--resume: {out} holds a different tournament ({what}); "
-                                   "use the same arguments or another --out")
-        header, done = _read_existing(games_path)
-        beyond = [i for i in done if i >= args.games]
-        if beyond:
-            raise PipslabError(f"--resume: {out} already holds games up to id {max(done)}; "
-                               f"--games {args.games} is smaller")
-    else:   # a fresh run: nothing of an earlier one may be mistaken for this one's
-        for stale in ("games.csv", "summary.csv", "pairings.csv", "ratings.csv", "summary.md",
-                      "head_to_head.png", "ratings.png", "pip_margins.png"):
-            if (out / stale).exists():
-                (out / stale).unlink()
-    atomic_write_json(manifest_path, manifest)
-
-    todo = [i for i in range(args.games) if i not in done]
+    games_path = out / "games.csv"
+    run = Run("tournament", args.out if args.out is not None else out, plan=_manifest(args), compare=_PLAN_KEYS, resume=args.resume,
+              command=args.command(resume=False), products=PRODUCTS, progress=args.progress,
+              seeds={"seed": args.seed, "deal": "[seed, 0, deal_id]", "agents": "[seed, 1, game_id]",
+                     "duplicate": args.duplicate})
     played = 0
     play_seconds = float("nan")
-    t0, c0 = time.perf_counter(), time.process_time()
-    if todo:
-        workers = min(args.workers, max(1, len(todo)))
-        if args.backend == "ray":
-            size = max(1, min(500, len(todo) // (workers * 4)))
-        elif workers > 1:
-            size = max(1, min(50, len(todo) // (workers * 16)))
-        else:
-            size = len(todo)   # the serial executor hands over what it finished every 20 ms
-        executor = make_executor(task, workers, args.backend)   # before the bar: fork with no extra threads
-        log = _GameLog(games_path, header, args.fsync_every_s)
-        bar = tqdm(total=args.games, initial=len(done), desc=f"{label} tournament", unit="game",
-                   disable=not args.progress, leave=False, dynamic_ncols=True, smoothing=0.1)
-        try:
-            for records in executor.run(chunked(todo, size)):
-                counted = log.write(records)
-                if counted:
-                    bar.update(counted)
-                played += len(records)
-            bar.update(log.close())
-            runner = getattr(executor, "runner", None)   # serial: how much of the time was the game loop
-            if runner is not None:
-                play_seconds = runner.play_seconds
-        except KeyboardInterrupt:
-            executor.terminate()
-            log.close()
-            bar.close()
-            raise TournamentInterrupted(len(done) + played, args.games, args.command()) from None
-        finally:
-            executor.close()
-            log.close()
-            bar.close()
+    with run:
+        header: List[str] = []
+        done: set = set()
+        if args.resume:
+            if (games_path.exists() or games_path.is_symlink()) and run.previous is None:
+                raise PipslabError(f"--resume: {out} has games.csv but no run.json, so its seed plan is unknown; "
+                                   "run without --resume to start again")
+            seats = spec.players(options)
+            found = recover_records(games_path, columns=(run.previous or {}).get("columns"),
+                                    check_row=_row_checker(args, task, plan, label),
+                                    required=_FIXED_COLUMNS + tuple(f"seat{s}" for s in range(seats)))
+            if any(i >= args.games for i in found.ids):
+                raise PipslabError(f"--resume: {out} already holds games up to id {max(found.ids)}; "
+                                   f"--games {args.games} is smaller")
+            found.commit()
+            header, done = found.header, set(found.ids)
+        run.start(**({"columns": header} if header else {}))
 
-    t1, c1 = time.perf_counter(), time.process_time()
-    games_df, was_sorted = read_games(games_path, with_order=True)
-    if len(games_df) != args.games or not games_df["game_id"].is_unique:
-        raise PipslabError(f"{games_path} holds {len(games_df)} games ({games_df['game_id'].nunique()} distinct), "
-                           f"expected {args.games}")
-    if not was_sorted:   # parallel or resumed runs append in arrival order; the final file is in id order
-        atomic_write_text(games_path, games_df.to_csv(index=False))
-    result = _write_tables(args, games_df, units, label, out, played)
+        remaining = args.games - len(done)
+        t0, c0 = time.perf_counter(), time.process_time()
+        if remaining:
+            workers = min(args.workers, max(1, remaining))
+            todo = (i for i in range(args.games) if i not in done)
+            size = plan_chunks(remaining, workers, args.backend, serial_size=1)
+            job = PlayGames(task)
+            # the executor before the bar: fork with no extra threads
+            with run.executor(job, workers, args.backend) as executor:
+                log = RecordLog(games_path, header, args.fsync_every_s,
+                                on_header=lambda columns: run.update(columns=columns))
+                bar = run.bar(args.games, len(done), desc=f"{label} tournament")
+                try:
+                    for batch in executor.run(chunked(todo, size)):
+                        records = [r for chunk in batch for r in chunk]
+                        counted = log.write(records)
+                        if counted:
+                            bar.update(counted)
+                        played += len(records)
+                    bar.update(log.close())
+                    if job.runner is not None:   # serial: how much of the time was the game loop
+                        play_seconds = job.runner.play_seconds
+                except KeyboardInterrupt:
+                    executor.terminate()
+                    log.close()
+                    bar.close()
+                    raise TournamentInterrupted(len(done) + played, args.games, args.command()) from None
+                finally:
+                    log.close()
+                    bar.close()
+
+        t1, c1 = time.perf_counter(), time.process_time()
+        games_df, was_sorted = read_games(games_path, with_order=True)
+        if len(games_df) != args.games or not games_df["game_id"].is_unique:
+            raise PipslabError(f"{games_path} holds {len(games_df)} games ({games_df['game_id'].nunique()} distinct), "
+                               f"expected {args.games}")
+        if not was_sorted:   # parallel or resumed runs append in arrival order; the final file is in id order
+            write_records_file(games_path, games_df.to_csv(index=False))
+        result = _write_tables(args, games_df, units, label, out, played)
     result.timings = {"games": t1 - t0, "tables": time.perf_counter() - t1, "play_game": play_seconds}
     result.cpu_timings = {"games": c1 - c0, "tables": time.process_time() - c1}
     return result
@@ -436,40 +403,30 @@ def _write_tables(args: TournamentArgs, games_df: pd.DataFrame, units, label: st
 
 
 # ------------------------------------------------------------------ config files
-_RUN_KEYS = {"game", "agents", "games", "seed", "format", "hero", "duplicate", "workers", "backend",
-             "out", "options", "imports", "plots", "progress"}
+_RUN_KEYS = {"game": STR, "agents": STRINGS, "games": INT, "seed": INT, "format": STR, "hero": STR,
+             "duplicate": BOOL, "workers": INT, "backend": STR, "out": STR, "options": TABLE, "imports": STRINGS,
+             "plots": BOOL, "progress": BOOL}
+
+
+def config_schema() -> dict:
+    """Each key a config may hold and its type: the run's keys and the games' flag
+    options (``mode``, ``players``, ``pairs``, ``match``, typed as the games declare them)."""
+    from pipslab.envs import GAMES
+    schema = dict(_RUN_KEYS)
+    for name, entries in GAMES.flag_options().items():
+        schema[name] = kind_of_type(entries[0][1].type)
+    return schema
 
 
 def config_keys() -> set:
     """The run's keys and the games' flag options (``mode``, ``players``, ``pairs``, ``match``)."""
-    from pipslab.envs import GAMES
-    return _RUN_KEYS | set(GAMES.flag_options())
+    return set(config_schema())
 
 
 def load_config(path_text: str) -> dict:
-    path = Path(path_text)
-    if not path.exists() and not path.suffix and (CONFIG_DIR / f"{path_text}.toml").exists():
-        path = CONFIG_DIR / f"{path_text}.toml"
-    if not path.exists():
-        raise PipslabError(f"no config file {path_text!r} (ready ones: "
-                           f"{', '.join(sorted(p.stem for p in CONFIG_DIR.glob('*.toml')))})")
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        try:
-            import tomli as tomllib
-        except ImportError:
-            raise PipslabError("reading TOML configs needs Python 3.11+ or the tomli package") from None
-    try:
-        data = tomllib.loads(path.read_text())
-    except Exception as exc:  # noqa: BLE001 - any parse error is the user's file
-        raise PipslabError(f"{path}: not valid TOML: {exc}") from None
-    data = dict(data.get("tournament", data))
-    known = config_keys()
-    unknown = set(data) - known
-    if unknown:
-        raise PipslabError(f"{path}: unknown keys {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}")
-    return data
+    """A tournament config (``[tournament]`` table or the whole file), keys and types checked."""
+    from .runner import load_config as load
+    return load(path_text, config_schema(), section="tournament", config_dir=CONFIG_DIR)
 
 
 def args_from_namespace(ns) -> TournamentArgs:
@@ -488,19 +445,20 @@ def args_from_namespace(ns) -> TournamentArgs:
     elif isinstance(agents, str):
         agents = split_agent_list(agents)
     else:
-        agents = [str(a) for a in agents]
+        agents = list(agents)
     extra = dict(cfg.get("options", {}))
     extra.update(flag_options_given(ns, cfg))     # --mode, --players, --pairs, --match (from GAMES)
     extra.update(parse_option_items(ns.option))
-    duplicate = False if ns.no_duplicate else bool(cfg.get("duplicate", True))
-    imports = tuple(cfg.get("imports", ())) + tuple(ns.imports or ())
+    duplicate = False if ns.no_duplicate else cfg.get("duplicate", True)
+    cfg_imports = cfg.get("imports", ())
+    imports = ((cfg_imports,) if isinstance(cfg_imports, str) else tuple(cfg_imports)) + tuple(ns.imports or ())
     return TournamentArgs(
-        game=pick("game", "game", "happy"), agents=agents, games=int(pick("games", "games", 600)),
-        seed=int(pick("seed", "seed", 0)), out=pick("out", "out", None),
-        duplicate=duplicate, progress=not ns.no_progress and bool(cfg.get("progress", True)),
+        game=pick("game", "game", "happy"), agents=agents, games=pick("games", "games", 600),
+        seed=pick("seed", "seed", 0), out=pick("out", "out", None),
+        duplicate=duplicate, progress=not ns.no_progress and cfg.get("progress", True),
         fmt=pick("format", "format", "round-robin"), hero=pick("hero", "hero", None),
-        workers=int(pick("workers", "workers", default_workers())), backend=pick("backend", "backend", "process"),
-        resume=ns.resume, plots=not ns.no_plots and bool(cfg.get("plots", True)), extra_options=extra,
+        workers=pick("workers", "workers", default_workers()), backend=pick("backend", "backend", "process"),
+        resume=ns.resume, plots=not ns.no_plots and cfg.get("plots", True), extra_options=extra,
         imports=imports, config=ns.config)
 
 
