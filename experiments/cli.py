@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from pipslab.envs.errors import PipslabError
@@ -44,16 +45,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def _quiet_stdout() -> None:
+    """stdout's reader went away (``pipslab … | head``): send what is left to /dev/null, so
+    neither the rest of the output nor Python's flush at exit raises again."""
     try:
-        return int(args._run(args) or 0)
-    except PipslabError as exc:
-        sys.stderr.write(f"pipslab: error: {exc}\n")
-        return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("pipslab: interrupted\n")
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def main(argv=None) -> int:
+    """Run one subcommand; every way it can end is an exit status and at most one line on
+    stderr: a user error 2, Ctrl-C (also while the subcommands load) 130, a closed stdout
+    pipe 141 (as a process killed by SIGPIPE) — never a traceback for these."""
+    try:
+        try:
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            code = int(args._run(args) or 0)
+            sys.stdout.flush()
+            return code
+        except PipslabError as exc:
+            sys.stdout.flush()
+            sys.stderr.write(f"pipslab: error: {exc}\n")
+            return 2
+        except KeyboardInterrupt:
+            sys.stderr.write("pipslab: interrupted\n")
+            return 130
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 141
+    except KeyboardInterrupt:   # a second Ctrl-C while the first was being reported
         return 130
 
 
