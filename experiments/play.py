@@ -185,7 +185,8 @@ def replay(ns) -> int:
 
 
 # ------------------------------------------------------------------ reading a record
-_REQUIRED = ("game_id", "game", "options", "players", "deal_seed", "agent_seed", "moves")
+_MAX_SEATS = 64
+_REQUIRED = ("game_id", "game", "options", "players", "deal_seed", "agent_seed", "moves", "result", "winner_seat")
 
 
 def _damaged(path, what: str) -> PipslabError:
@@ -271,11 +272,13 @@ def _read_record(folder: Path, game_id: int):
     if not isinstance(options, dict):
         raise _damaged(path, f"game {game_id}: options={excerpt(row['options'])} is not a JSON object")
     players = _cell_int(path, game_id, "players", row["players"], low=1)
-    seat_cols = [f"seat{s}" for s in range(players)]
+    if players > _MAX_SEATS:
+        raise _damaged(path, f"game {game_id}: players={players} (no game has more than {_MAX_SEATS} seats)")
+    seat_cols = [f"seat{s}" for s in range(players)] + [f"return_{s}" for s in range(players)]
     missing = [c for c in seat_cols if c not in games.columns]
     if missing:
         raise _damaged(path, f"missing column(s) {', '.join(missing)} (players={players})")
-    names = [row[c].strip() for c in seat_cols]
+    names = [row[f"seat{s}"].strip() for s in range(players)]
     if not all(names):
         raise _damaged(path, f"game {game_id}: an agent name is empty (seats {names})")
     seeds = {}
