@@ -167,6 +167,15 @@ def _describe(value: int, objective: str):
 
 def _solvable(text: str):
     """The position, once it is known to be one the solver plays."""
+    if ";" not in text and len(text.strip()) == 14:
+        from pipslab.envs.backgammon import Position
+        try:
+            Position.from_id(text)
+        except PipslabError:
+            pass
+        else:
+            raise PipslabError("no exact solver for backgammon: pipslab solve takes a domino position "
+                               "(try pipslab moves backgammon --position-id ID --dice A B)")
     state = parse_position(text)
     if isinstance(state, TroshinMatch):
         raise PipslabError("pipslab solve takes one hand, not a match position: drop the match=, hand= "
