@@ -14,30 +14,38 @@ two scores alone on them.
 Writes ``calibration.json`` (the weights, loadable by
 :meth:`pipslab.agents.backgammon_value.Calibration.from_json`, with the held-out scores) to
 ``--out`` (default ``results/calibration-EVAL``); the game records are kept per chunk
-under ``chunks/`` so an interrupted run continues with ``--resume``.  The fits search
-uses are the files in ``agents/calibrations/`` (copied from this command's output).
+under ``chunks/`` (each stamped with the evaluator, seed and games it holds) so an
+interrupted run continues with ``--resume``; a chunk of another run is refused, never
+mixed in.  The folder is the shared experiment runner's
+(:class:`pipslab.experiments.runner.Run`): ``run.json``, a lock against a second run, the
+same checks of ``--out`` and the arguments, ``--workers`` processes or ``--backend ray``,
+``--config FILE.toml`` (keys as the flags, optionally under ``[calibrate]``).  The fits
+search uses are the files in ``agents/calibrations/`` (copied from this command's output).
 """
 from __future__ import annotations
 
 import argparse
 import json
-import os
+import shlex
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Dict, Optional, Tuple
 
 import numpy as np
-from tqdm import tqdm
 
 from pipslab.agents.search_backgammon import EVALUATORS, make_evaluator
 from pipslab.agents.backgammon_value import FEATURES, PHASES, Calibration, play_out, race_mask, state_features, swap
 from pipslab.envs.backgammon import Position, fast
 from pipslab.envs.errors import PipslabError
 
-from .files import atomic_write_json
+from .executors import BACKENDS, check_backend, default_workers
+from .files import atomic_path, atomic_write_json
+from .runner import INT, STR, Run, RunInterrupted, check_int, check_out, check_seed, load_config, note
 
 CHUNK = 100   # games per chunk file
+MAX_GAMES = 1_000_000   # ~60 million positions: the fit's arrays already take gigabytes
+_KEYS = ("x", "won", "game", "race")
 
 
 @dataclass
@@ -45,24 +53,37 @@ class CalibrateArgs:
     eval: str = "pubeval"
     games: int = 20000
     seed: int = 0
-    out: str = ""
-    workers: int = 0
+    out: Optional[str] = None          # default results/calibration-EVAL
+    workers: int = 0                   # 0: one per core
     resume: bool = False
+    backend: str = "process"
 
     def command(self, resume: bool = False) -> str:
-        return (f"pipslab calibrate --eval {self.eval} --games {self.games} --seed {self.seed} --out {self.out}"
+        return (f"pipslab calibrate --eval {self.eval} --games {self.games} --seed {self.seed} "
+                f"--out {shlex.quote(str(self.out))}" + (f" --backend {self.backend}" if self.backend != "process" else "")
                 + (" --resume" if resume else ""))
 
     def __post_init__(self):
-        if self.games < 10:
-            raise PipslabError(f"--games must be at least 10, got {self.games}")
-        if not self.out:
+        if self.out is None:
             self.out = f"results/calibration-{self.eval}"
+        self.validate()
+
+    def validate(self) -> None:
+        """Every argument, before anything is written (one line each)."""
+        check_int("--games", self.games, 10, MAX_GAMES)
+        check_seed(self.seed)
+        check_int("--workers", self.workers, 0)
+        if self.backend not in BACKENDS:
+            raise PipslabError(f"unknown backend {self.backend!r}; expected {' or '.join(BACKENDS)}")
+        check_out(self.out)
+
+    def chunk_workers(self) -> int:
+        return self.workers or default_workers()
 
 
-class CalibrationInterrupted(KeyboardInterrupt):
+class CalibrationInterrupted(RunInterrupted):
     def __init__(self, done: int, command: str):
-        super().__init__(f"interrupted after {done} games (saved); resume with: {command}")
+        super().__init__(f"interrupted after {done} games (saved); resume with: {command}", done, command)
 
 
 def _ranker(name: str):
@@ -97,18 +118,59 @@ def play_chunk(eval_name: str, seed: int, first: int, count: int) -> dict:
     return {"x": x, "won": np.array(won), "game": np.array(game), "race": race_mask(np.array(boards))}
 
 
-def _write_npz(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, **data)
-    os.replace(tmp, path)
+class PlayChunks:
+    """Calibrate's job for the executors: ``(first, count)`` -> ``(first, chunk data)``."""
+
+    def __init__(self, eval_name: str, seed: int):
+        self.eval_name, self.seed = eval_name, seed
+
+    def __call__(self, item: Tuple[int, int]):
+        first, count = item
+        return first, play_chunk(self.eval_name, self.seed, first, count)
+
+    def __eq__(self, other):
+        return isinstance(other, PlayChunks) and (other.eval_name, other.seed) == (self.eval_name, self.seed)
+
+    def __hash__(self):
+        return hash((self.eval_name, self.seed))
 
 
-def _load_chunk(path: Path) -> dict:
+def _stamp(args: CalibrateArgs, first: int, count: int) -> dict:
+    return {"eval": args.eval, "seed": args.seed, "first": first, "count": count}
+
+
+def _chunk_path(chunks: Path, first: int) -> Path:
+    return chunks / f"games-{first:07d}.npz"
+
+
+def _write_npz(path: Path, data: dict, stamp: dict) -> None:
+    with atomic_path(path, suffix=".npz") as tmp:
+        np.savez(tmp, meta=np.array(json.dumps(stamp, sort_keys=True)), **data)
+
+
+def _load_chunk(path: Path, stamp: Optional[dict] = None) -> Tuple[dict, Optional[dict]]:
+    """A chunk's arrays and its stamp (``None``: an older pipslab wrote it); refuses, in one
+    line, a file that is not a chunk and (given ``stamp``) a chunk of another run."""
     try:
-        with np.load(path) as data:
-            return {k: data[k] for k in ("x", "won", "game", "race")}
-    except (OSError, ValueError, KeyError) as exc:
-        raise PipslabError(f"{path} is not a readable chunk of games ({exc}); delete it and run with --resume") from None
+        with np.load(path) as z:
+            data = {k: z[k] for k in _KEYS}
+            meta = json.loads(str(z["meta"])) if "meta" in z.files else None
+        n = len(data["x"])
+        if any(len(data[k]) != n for k in _KEYS) or (meta is not None and not isinstance(meta, dict)):
+            raise ValueError("arrays of different lengths")
+    except Exception as exc:  # noqa: BLE001 - a bad zip, a missing array, a flipped byte: all "not a chunk"
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise PipslabError(f"{path} is not a readable chunk of games ({reason}); delete it and run with --resume") from None
+    if stamp is not None and meta is not None:
+        diff = [k for k in stamp if meta.get(k) != stamp[k]]
+        games = data["game"]
+        if not diff and len(games) and (games.min() < stamp["first"] or games.max() >= stamp["first"] + stamp["count"]):
+            diff = ["games"]
+        if diff:
+            what = "; ".join(f"{k}: {meta.get(k)!r} there, {stamp.get(k)!r} here" for k in diff)
+            raise PipslabError(f"--resume: {path} holds games of another run ({what}); delete it (or use another "
+                               "--out) and run again")
+    return data, meta
 
 
 def _log_loss(y: np.ndarray, p: np.ndarray) -> float:
@@ -122,51 +184,59 @@ def _fit(x: np.ndarray, y: np.ndarray):
 
 
 def run_calibration(args: CalibrateArgs, progress: bool = True) -> dict:
+    """Play (what is left of) the games, fit, write ``calibration.json``; returns it.
+    Raises :class:`CalibrationInterrupted` on Ctrl-C (or ``kill``), finished chunks saved."""
+    args.validate()
     _ranker(args.eval)   # validates the name
-    out = Path(args.out)
-    chunks = out / "chunks"
-    manifest = {"eval": args.eval, "games": args.games, "seed": args.seed, "chunk": CHUNK}
-    run_json = out / "run.json"
-    if run_json.exists():
+    check_backend(args.backend, 1)
+    plan = [(f, min(CHUNK, args.games - f)) for f in range(0, args.games, CHUNK)]
+    run = Run("calibrate", args.out, noun="run", overwrite=False, resume=args.resume, progress=progress,
+              plan={"eval": args.eval, "games": args.games, "seed": args.seed, "chunk": CHUNK},
+              command=args.command(), seeds={"seed": args.seed, "dice": "[seed, game]"})
+    with run:
+        chunks = run.path("chunks")
+        if chunks.exists() and not chunks.is_dir():
+            raise PipslabError(f"{chunks} is a file, not a folder: move it away or use another --out")
+        have: Dict[int, dict] = {}
+        unstamped = 0
+        for first, count in plan:       # what is there is checked before anything is played or written
+            path = _chunk_path(chunks, first)
+            if path.exists() or path.is_symlink():
+                data, meta = _load_chunk(path, _stamp(args, first, count))
+                if meta is None:
+                    unstamped += 1      # an older pipslab's chunk: cannot be told from another run's
+                else:
+                    have[first] = data
+        run.start()
+        if unstamped:
+            note(f"{chunks}: {unstamped} chunk{'s' if unstamped != 1 else ''} without a stamp (an older pipslab "
+                 "wrote them) are played again")
+        chunks.mkdir(exist_ok=True)
+        for stale in chunks.glob("*.tmp.npz"):   # half-written by a killed run
+            stale.unlink()
+        todo = [(f, c) for f, c in plan if f not in have]
+        saved = args.games - sum(c for _, c in todo)
+        workers = max(1, min(args.chunk_workers(), len(todo)))
+        bar = run.bar(args.games, saved, desc=f"calibrate {args.eval}", leave=True)
         try:
-            old = json.loads(run_json.read_text())
-        except ValueError:
-            raise PipslabError(f"{run_json} is not readable JSON; choose another --out") from None
-        if not args.resume:
-            raise PipslabError(f"{out} already holds a calibration run; pass --resume to continue it or choose another --out")
-        if old != manifest:
-            raise PipslabError(f"--resume: {out} holds a different run ({old}); choose another --out")
-    chunks.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(run_json, manifest)
-    todo = [(f, min(CHUNK, args.games - f)) for f in range(0, args.games, CHUNK)
-            if not (chunks / f"games-{f:07d}.npz").exists()]
-    workers = args.workers or os.cpu_count() or 1
-    bar = tqdm(total=args.games, initial=args.games - sum(c for _, c in todo), unit="game",
-               desc=f"calibrate {args.eval}", disable=not progress)
-    saved = [args.games - sum(c for _, c in todo)]
-
-    def save(first, data):
-        _write_npz(chunks / f"games-{first:07d}.npz", data)
-        saved[0] += min(CHUNK, args.games - first)
-        bar.update(min(CHUNK, args.games - first))
-    try:
-        if workers > 1 and len(todo) > 1:
-            with ProcessPoolExecutor(workers) as pool:
-                futures = {pool.submit(play_chunk, args.eval, args.seed, f, c): f for f, c in todo}
-                try:
-                    for fut in as_completed(futures):
-                        save(futures[fut], fut.result())
-                except KeyboardInterrupt:
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
-        else:
-            for f, c in todo:
-                save(f, play_chunk(args.eval, args.seed, f, c))
-    except KeyboardInterrupt:
+            with run.executor(PlayChunks(args.eval, args.seed), workers, args.backend) as executor:
+                for batch in executor.run(todo):
+                    for first, data in batch:
+                        count = min(CHUNK, args.games - first)
+                        _write_npz(_chunk_path(chunks, first), data, _stamp(args, first, count))
+                        have[first] = data
+                        saved += count
+                        bar.update(count)
+        except KeyboardInterrupt:
+            bar.close()
+            raise CalibrationInterrupted(saved, args.command(resume=True)) from None
         bar.close()
-        raise CalibrationInterrupted(saved[0], args.command(resume=True)) from None
-    bar.close()
-    parts = [_load_chunk(chunks / f"games-{f:07d}.npz") for f in range(0, args.games, CHUNK)]
+        result = _fit_all(args, [have[f] for f, _ in plan])
+        atomic_write_json(run.path("calibration.json"), result)
+    return result
+
+
+def _fit_all(args: CalibrateArgs, parts) -> dict:
     x = np.concatenate([p["x"] for p in parts])
     y = np.concatenate([p["won"] for p in parts]).astype(float)
     game = np.concatenate([p["game"] for p in parts])
@@ -193,25 +263,45 @@ def run_calibration(args: CalibrateArgs, progress: bool = True) -> dict:
     result = {**cal.to_json(), "eval": args.eval, "games": args.games, "seed": args.seed,
               "positions": int(len(y)), "held_out": rows,
               "command": f"pipslab calibrate --eval {args.eval} --games {args.games} --seed {args.seed}"}
-    atomic_write_json(out / "calibration.json", result)
     return result
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--eval", default="pubeval", help="ranking evaluator to calibrate: pubeval (default) or race")
-    parser.add_argument("--games", type=int, default=20000, help="self-play games (default 20000)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="", help="output folder (default results/calibration-EVAL)")
-    parser.add_argument("--workers", type=int, default=0, help="processes (default: one per core)")
+    parser.add_argument("--eval", default=None, help="ranking evaluator to calibrate: pubeval (default) or race")
+    parser.add_argument("--games", type=int, default=None, help="self-play games (default 20000)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the dice (default 0)")
+    parser.add_argument("--out", default=None, help="output folder (default results/calibration-EVAL)")
+    parser.add_argument("--workers", type=int, default=None, help="processes (default 0: one per core)")
+    parser.add_argument("--backend", default=None, choices=list(BACKENDS),
+                        help="process (default) or ray (pip install 'pipslab[ray]'; RAY_ADDRESS for a cluster)")
     parser.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    parser.add_argument("--config", default=None, metavar="FILE.toml",
+                        help="read the arguments from a TOML file (keys as the flags, optionally under "
+                             "[calibrate]; flags given here win)")
     parser.add_argument("--json", action="store_true", help="print calibration.json instead of the table")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+CONFIG_SCHEMA = {"eval": STR, "games": INT, "seed": INT, "out": STR, "workers": INT, "backend": STR}
+
+
+def args_from_namespace(ns: argparse.Namespace) -> CalibrateArgs:
+    """Flags given on the command line, then the config file, then the defaults."""
+    cfg = load_config(ns.config, CONFIG_SCHEMA, section="calibrate") if getattr(ns, "config", None) else {}
+
+    def pick(key, default):
+        value = getattr(ns, key, None)
+        return value if value is not None else cfg.get(key, default)
+
+    return CalibrateArgs(eval=pick("eval", "pubeval"), games=pick("games", 20000), seed=pick("seed", 0),
+                         out=pick("out", None), workers=pick("workers", 0), backend=pick("backend", "process"),
+                         resume=ns.resume)
 
 
 def run(ns: argparse.Namespace) -> int:
-    args = CalibrateArgs(eval=ns.eval, games=ns.games, seed=ns.seed, out=ns.out, workers=ns.workers,
-                         resume=ns.resume)
+    args = args_from_namespace(ns)
     try:
-        result = run_calibration(args)
+        result = run_calibration(args, progress=not getattr(ns, "no_progress", False))
     except CalibrationInterrupted as exc:
         sys.stdout.flush()
         sys.stderr.write(f"pipslab calibrate: {exc}\n")

@@ -78,12 +78,20 @@ class SerialExecutor:
         _setup(job)
 
     def run(self, items: Iterable[Any], batch_s: float = 0.02) -> Iterator[List[Any]]:
-        """Yields the results finished in each ``batch_s`` (at least one)."""
+        """Yields the results finished in each ``batch_s`` (at least one).  When an item
+        raises (Ctrl-C), the results finished before it are yielded first."""
         job, clock = self.job, time.monotonic
         batch: List[Any] = []
         last = clock()
         for item in items:
-            batch.append(job(item))
+            try:
+                result = job(item)
+            except BaseException:
+                if batch:
+                    done, batch = batch, []
+                    yield done
+                raise
+            batch.append(result)
             now = clock()
             if now - last >= batch_s:
                 yield batch
@@ -131,14 +139,19 @@ def _watch_owner(owner: int, every_s: float = 0.25) -> None:
 
 
 def worker_init(owner: int, job=None) -> None:
-    """Start-up of every worker process: Ctrl-C is the parent's to handle, a ``kill`` of the
-    parent's run handler does not apply here, the worker exits when its owner is gone, and
-    the job is set up."""
+    """Start-up of every worker process: Ctrl-C is the parent's to handle, the parent's
+    SIGTERM handling does not apply here, the worker exits when its owner is gone — all
+    before the job is unpickled (``job`` may come as pickled bytes: importing what it
+    needs can take seconds, and a worker must not outlive a killed owner meanwhile) —
+    then the job is set up."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if sig is not None:
             signal.signal(sig, signal.SIG_DFL)
     _watch_owner(owner)
+    if isinstance(job, bytes):
+        import pickle
+        job = pickle.loads(job)
     global _JOB
     _JOB = job
     if job is not None:
@@ -166,6 +179,7 @@ class ProcessExecutor:
 
     def __init__(self, job, workers: int):
         import multiprocessing as mp
+        import pickle
         import sys
         ctx = mp.get_context(start_method(sys.modules))
         # Children started while SIGINT is ignored begin life ignoring it (fork copies the
@@ -174,7 +188,7 @@ class ProcessExecutor:
         main = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
         try:
-            self.pool = ctx.Pool(workers, initializer=worker_init, initargs=(os.getpid(), job))
+            self.pool = ctx.Pool(workers, initializer=worker_init, initargs=(os.getpid(), pickle.dumps(job)))
         finally:
             if main:
                 signal.signal(signal.SIGINT, previous)
