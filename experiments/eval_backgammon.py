@@ -1,59 +1,53 @@
 """Backgammon agent checks: a head-to-head match and pubeval's agreement with GNU BG.
 
-    python -m experiments.eval_backgammon match --agents pubeval,random --games 500
-    python -m experiments.eval_backgammon agreement --positions 1000
+    python -m pipslab.experiments.eval_backgammon match --agents pubeval,random --games 500
+    python -m pipslab.experiments.eval_backgammon agreement --positions 1000
 
-``match`` plays ``--games`` games, the two agents swapping seats every game, and prints
-the first agent's win rate and points per game.  ``agreement`` compares the play our
-``pubeval`` agent picks with ``gnubg_nn.pub_best_move`` over positions from random games
-(a roll with at least two distinct plays each).
+``match`` plays ``--games`` games through the tournament harness (duplicate dice, the two
+agents swapping seats every game) and prints the first agent's win rate and points per
+game; ``--out DIR`` keeps the tournament's folder (``games.csv``, ``run.json``, tables).
+``agreement`` compares the play our ``pubeval`` agent picks with
+``gnubg_nn.pub_best_move`` over positions from random games (a roll with at least two
+distinct plays each).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import tempfile
 import time
+from typing import Optional
 
 import numpy as np
 
-from pipslab.agents import Observation, make_agent
-from pipslab.envs.backgammon import NUM_ACTIONS, legal_plays, new_game
+from pipslab.envs.backgammon import legal_plays, new_game
 from pipslab.envs.backgammon.moves import apply_segments, dice_to_play
 
 
 def play_game(agents, rng: np.random.Generator, gammons: bool = True):
-    """One game; ``agents[seat]``.  Returns the finished state."""
-    state = new_game(gammons=gammons)
-    for seat, agent in enumerate(agents):
-        agent.reset(seat)
-    while not state.is_terminal:
-        if state.is_chance:
-            state.apply_chance(rng)
-            continue
-        p = state.current_player
-        legal = state.legal_actions()
-        state.apply(agents[p].act(Observation(p, state.observe(p), legal, NUM_ACTIONS), rng))
-    return state
+    """One game of ``agents[seat]``, dice and choices from ``rng``; the finished state.
+    (The one game loop, :func:`pipslab.experiments.games.play_game`.)"""
+    from .games import game_spec, play_game as loop
+    return loop(game_spec("backgammon"), {"gammons": gammons}, agents, rng, rng)[0]
 
 
-def match(spec_a: str, spec_b: str, games: int, seed: int = 0, gammons: bool = True) -> dict:
-    """``spec_a`` against ``spec_b``; seats alternate.  Numbers are from ``spec_a``'s side."""
-    a, b = make_agent(spec_a, "backgammon"), make_agent(spec_b, "backgammon")
-    rng = np.random.default_rng(seed)
-    wins = points = gammon_wins = 0
+def match(spec_a: str, spec_b: str, games: int, seed: int = 0, gammons: bool = True,
+          out: Optional[str] = None, workers: int = 1) -> dict:
+    """``spec_a`` against ``spec_b`` through the tournament harness; seats alternate, each
+    pair of games on the same dice.  Numbers are from ``spec_a``'s side."""
+    from .tournament import TournamentArgs, run_tournament
     t0 = time.perf_counter()
-    for g in range(games):
-        seat_a = g % 2
-        agents = [a, b] if seat_a == 0 else [b, a]
-        state = play_game(agents, rng, gammons)
-        r = state.returns()[seat_a]
-        wins += r > 0
-        points += r
-        gammon_wins += r >= 2
-    return {"agent": spec_a, "opponent": spec_b, "games": games, "wins": int(wins),
-            "win_rate": wins / games, "points_per_game": points / games,
-            "gammon_wins": int(gammon_wins), "seconds": time.perf_counter() - t0}
+    with tempfile.TemporaryDirectory(prefix="pipslab-match-") as tmp:
+        args = TournamentArgs(game="backgammon", agents=[spec_a, spec_b], games=games, seed=seed,
+                              out=out if out is not None else tmp, progress=False, plots=False, workers=workers,
+                              bootstrap=0, extra_options={} if gammons else {"gammons": False})
+        g = run_tournament(args).games
+    mine = np.where(g["seat0"] == spec_a, g["points_0"], g["points_1"])
+    wins = int((mine > 0).sum())
+    return {"agent": spec_a, "opponent": spec_b, "games": games, "wins": wins,
+            "win_rate": wins / games, "points_per_game": float(mine.sum()) / games,
+            "gammon_wins": int((mine >= 2).sum()), "seconds": time.perf_counter() - t0}
 
 
 def pubeval_agreement(positions: int, seed: int = 0) -> dict:
@@ -91,18 +85,33 @@ def pubeval_agreement(positions: int, seed: int = 0) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
-    m = sub.add_parser("match", help="play two agents against each other")
+    m = sub.add_parser("match", help="play two agents against each other (the tournament harness)")
     m.add_argument("--agents", default="pubeval,random")
     m.add_argument("--games", type=int, default=500)
     m.add_argument("--seed", type=int, default=0)
     m.add_argument("--no-gammons", action="store_true")
+    m.add_argument("--out", default=None, help="keep the tournament's folder here")
+    m.add_argument("--workers", type=int, default=1)
     a = sub.add_parser("agreement", help="our pubeval against gnubg_nn.pub_best_move")
     a.add_argument("--positions", type=int, default=1000)
     a.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    from pipslab.envs.errors import PipslabError
+    try:
+        return _main(ap, args)
+    except PipslabError as exc:
+        sys.stderr.write(f"eval_backgammon: error: {exc}\n")
+        return 2
+
+
+def _main(ap, args) -> int:
     if args.what == "match":
-        spec_a, spec_b = args.agents.split(",")
-        report = match(spec_a, spec_b, args.games, args.seed, not args.no_gammons)
+        from .tournament import split_agent_list
+        specs = split_agent_list(args.agents)
+        if len(specs) != 2:
+            ap.error(f"--agents: give two agents, got {len(specs)}")
+        spec_a, spec_b = specs
+        report = match(spec_a, spec_b, args.games, args.seed, not args.no_gammons, args.out, args.workers)
         print(f"{spec_a} vs {spec_b}: {report['wins']}/{report['games']} won "
               f"({100 * report['win_rate']:.1f}%), {report['points_per_game']:+.3f} points/game, "
               f"{report['gammon_wins']} gammons or better, {report['seconds']:.1f}s")
