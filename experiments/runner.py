@@ -229,7 +229,9 @@ def provenance() -> dict:
         r = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
         if r.returncode == 0 and re.fullmatch(r"[0-9a-f]{40,64}", r.stdout.strip()):
             commit = r.stdout.strip()
-            s = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+            # --no-optional-locks: a status must never hold index.lock against someone's commit
+            s = subprocess.run(["git", "--no-optional-locks", "-C", str(here), "status", "--porcelain",
+                                "--untracked-files=no"],
                                capture_output=True, text=True, timeout=10)
             dirty = bool(s.stdout.strip()) if s.returncode == 0 else None
     except (OSError, ValueError, Exception):  # noqa: BLE001 - no git, a timeout: provenance is best effort
