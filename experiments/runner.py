@@ -547,7 +547,8 @@ class Run:
     def close(self, status: Optional[str] = None) -> None:
         self._restore_signals()
         try:
-            if self.manifest is not None and self._session is not None and os.getpid() == self.lock.owner:
+            if self.manifest is not None and self._session is not None and self.lock is not None \
+                    and os.getpid() == self.lock.owner:
                 ended = _now()
                 self._session.update(ended=ended, status=status or "done")
                 self.manifest.update(ended=ended, status=status or "done")

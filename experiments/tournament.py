@@ -26,8 +26,13 @@
 * **Parallel**: ``--workers N`` processes (default: all cores); ``--backend ray`` runs the
   same games as Ray tasks.  Records do not depend on either.
 * **Resumable**: ``--resume`` continues an interrupted run in the same folder with the
-  same seed plan — no game is played twice or lost.  Ctrl-C stops cleanly and prints the
-  command that resumes.
+  same seed plan — no game is played twice or lost.  Ctrl-C (or ``kill``) stops cleanly
+  and prints the command that resumes.  The folder is the shared experiment runner's
+  (:class:`pipslab.experiments.runner.Run`): ``run.json`` (the plan, command, version, git
+  commit, seeds, sessions with start and end), a lock that refuses a second run on the same
+  folder, and ``games.csv.sums`` (a CRC-32 per flushed block of rows): on ``--resume``
+  damaged rows are dropped and played again, a damaged header is restored from
+  ``run.json`` — each with a note — and what cannot be repaired is refused in one line.
 * **Config files**: ``--config FILE.toml`` (keys as the flags: ``game, agents, games,
   seed, format, hero, duplicate, workers, backend, out, options, imports`` and the games'
   option flags — ``mode, players, pairs, match``, from :data:`pipslab.envs.GAMES`); flags
