@@ -22,8 +22,11 @@ wrong).  Long solves show their progress on stderr.
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import sys
+import threading
 import time
 
 from pipslab.agents.solver import BIG, Solver, SolveResult
@@ -36,7 +39,7 @@ from .files import atomic_write_json
 
 OUTCOME = {1: "win", 0: "draw", -1: "loss"}
 STOPPED = 3          # exit status of a solve stopped by --time-limit or --max-nodes
-_CHECK_EVERY = 4096  # nodes between two looks at the clock, the node budget and the table
+_TICK = 0.02         # seconds between two looks at the clock, the node budget and the table
 
 
 def add_arguments(parser) -> None:
@@ -65,40 +68,53 @@ class SolveStopped(Exception):
 class BoundedSolver(Solver):
     """The exact solver with a clock, a node budget, a bounded table and progress reports.
 
-    It counts nodes through the solver's own ``self.nodes += 1``: every ``_CHECK_EVERY``
-    nodes it looks at the limits (raising :class:`SolveStopped`), empties the table when it
-    is over ``max_table`` entries (the search stays exact) and calls ``progress``."""
+    The search itself is untouched (no cost per node): an interval timer (``SIGALRM``,
+    every ``_TICK`` seconds, in the main thread) looks at the limits — raising
+    :class:`SolveStopped` from inside the search —, empties the table when it is over
+    ``max_table`` entries (the search stays exact, only slower) and calls ``progress``.
+    Where there is no such timer (another thread, Windows) the limits are looked at
+    between the root moves only."""
+
+    _ticking = False
 
     def __init__(self, objective: str, max_table: int, time_limit=None, max_nodes=None, progress=None):
-        self._n = 0
-        self._next = _CHECK_EVERY
         super().__init__(objective, max_table=max_table)
         self.time_limit, self.max_nodes, self.progress = time_limit, max_nodes, progress
         self.start = time.perf_counter()
         self.proven: dict = {}
         self.total_moves = 0
-
-    @property
-    def nodes(self) -> int:
-        return self._n
-
-    @nodes.setter
-    def nodes(self, value: int) -> None:
-        self._n = value
-        if value >= self._next:
-            self._next = value + _CHECK_EVERY
-            self._checkpoint()
+        self.line_cut = False
+        self._active = False
 
     def _checkpoint(self) -> None:
         elapsed = time.perf_counter() - self.start
         if self.time_limit is not None and elapsed >= self.time_limit:
             raise SolveStopped(f"the time limit ({self.time_limit:g} s)", dict(self.proven), self.total_moves)
-        if self.max_nodes is not None and self._n >= self.max_nodes:
+        if self.max_nodes is not None and self.nodes >= self.max_nodes:
             raise SolveStopped(f"the node limit ({self.max_nodes:,} nodes)", dict(self.proven), self.total_moves)
         if len(self.table) > self.max_table:
             self.table.clear()
         if self.progress is not None:
-            self.progress(self._n, elapsed, len(self.proven), self.total_moves)
+            self.progress(self.nodes, elapsed, len(self.proven), self.total_moves)
+
+    def _tick(self, signum, frame) -> None:
+        if self._active:
+            self._checkpoint()
+
+    @contextlib.contextmanager
+    def _timer(self):
+        usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+        if not usable:
+            yield False
+            return
+        old = signal.signal(signal.SIGALRM, self._tick)
+        signal.setitimer(signal.ITIMER_REAL, _TICK, _TICK)
+        try:
+            yield True
+        finally:
+            self._active = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
 
     def move_values(self, state):
         """As :meth:`Solver.move_values`, keeping each root move's value as it is proven."""
@@ -106,6 +122,8 @@ class BoundedSolver(Solver):
         legal = state.legal_actions()
         self.proven, self.total_moves = {}, len(legal)
         for a in legal:
+            if not self._ticking:
+                self._checkpoint()   # no timer: the limits between root moves
             child = state.clone()
             child.apply(a)
             self.proven[a] = self._child_value(state, child)
@@ -115,19 +133,22 @@ class BoundedSolver(Solver):
         """As :meth:`Solver.solve`; a limit met while the principal line is worked out (the
         value of every move already proven) only cuts the line short (``line_cut``)."""
         self.nodes = 0
-        values = self.move_values(state)
-        best_value = max(values.values())
-        line, s = [], state.clone()
         self.line_cut = False
-        try:
-            while not s.is_terminal and len(line) < line_length:
-                mv = Solver.move_values(self, s)
-                top = max(mv.values())
-                a = min(a for a, v in mv.items() if v == top)
-                line.append(a)
-                s.apply(a)
-        except SolveStopped:
-            self.line_cut = True
+        with self._timer() as self._ticking:
+            self._active = True
+            values = self.move_values(state)
+            best_value = max(values.values())
+            line, s = [], state.clone()
+            try:
+                while not s.is_terminal and len(line) < line_length:
+                    mv = Solver.move_values(self, s)
+                    top = max(mv.values())
+                    a = min(a for a, v in mv.items() if v == top)
+                    line.append(a)
+                    s.apply(a)
+            except SolveStopped:
+                self.line_cut = True
+            self._active = False
         outcome, margin = _describe(best_value, self.objective)
         outcome = {"win": 1, "draw": 0, "loss": -1}[outcome]
         return SolveResult(best_value, outcome, margin, values, [a for a, v in values.items() if v == best_value],
