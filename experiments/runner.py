@@ -41,9 +41,10 @@ interrupt, and that ``--resume`` continues.  The pieces every experiment gets fr
   damaged header is restored from the manifest — each with a note on stderr; what cannot
   be repaired is refused in one line.
 
-Long runs that checkpoint (training) use the same pieces: ``run.update(...)`` records
-progress in the manifest, :func:`pipslab.experiments.files.atomic_path` writes a
-checkpoint, and the lock and manifest checks guard ``--resume``.
+Long runs that checkpoint (training, the fish study) use the same pieces:
+:meth:`Run.checkpoint` writes a checkpoint atomically and records it (and the progress
+it holds) in the manifest, :meth:`Run.update` adds any other field, ``run.previous`` is
+what the last session recorded, and the lock and manifest checks guard ``--resume``.
 """
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 from pipslab.envs.errors import PipslabError
 
 from .executors import make_executor, process_alive
-from .files import atomic_write_json, atomic_write_text
+from .files import atomic_path, atomic_write_json, atomic_write_text
 
 MANIFEST = "run.json"
 LOCK = ".lock"
@@ -490,8 +491,8 @@ class Run:
         exists = manifest.exists() or manifest.is_symlink()
         if not self.resume:
             if exists and not self.overwrite:
-                raise PipslabError(f"{self.out} already holds a {self.noun}; pass --resume to continue it or choose "
-                                   "another --out")
+                raise PipslabError(f"{self.out} already holds a {self.kind} run; pass --resume to continue it or "
+                                   "choose another --out")
             if manifest.is_dir():
                 raise PipslabError(f"{manifest} is a folder, not a file: move it away or use another --out")
             return
@@ -543,6 +544,16 @@ class Run:
 
     def _write(self) -> None:
         atomic_write_json(self.path(MANIFEST), self.manifest)
+
+    def checkpoint(self, name: str, write: Callable[[Path], None], **progress) -> Path:
+        """Save a checkpoint of a long run: ``write(tmp)`` fills a temporary file (e.g.
+        ``lambda p: torch.save(state, p)``), which then replaces ``name`` atomically; the
+        manifest's ``checkpoint`` records the file, when, and ``progress`` (games done …)."""
+        path = self.path(name)
+        with atomic_path(path, suffix=Path(name).suffix) as tmp:
+            write(tmp)
+        self.update(checkpoint={"file": name, "saved": _now(), **progress})
+        return path
 
     def close(self, status: Optional[str] = None) -> None:
         self._restore_signals()
