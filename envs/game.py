@@ -38,7 +38,7 @@ from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Prot
 
 import numpy as np
 
-from .errors import PipslabError
+from .errors import PipslabError, excerpt
 
 __all__ = ["Option", "Outcome", "Encoder", "Game", "State", "View", "GAMES", "register_game", "get_game",
            "outcome_from_returns", "lazy"]
@@ -118,7 +118,7 @@ class Option:
         :class:`PipslabError` naming the option when it is not allowed."""
         if value is None:
             return None
-        what = f"option {self.name}={value!r}"
+        what = f"option {self.name}={excerpt(value)}"
         t = self.type
         if t is bool:
             if isinstance(value, (bool, np.bool_)):
@@ -312,7 +312,7 @@ class Game:
             return self._by_name[name]
         except KeyError:
             known = ", ".join(self.option_names) or "none"
-            raise PipslabError(f"{self.name} has no option {name!r} (its options: {known})") from None
+            raise PipslabError(f"{self.name} has no option {excerpt(name)} (its options: {known})") from None
 
     def resolve(self, options: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
         """Every option of the game, validated, defaults filled in.  Unknown names are
@@ -427,7 +427,7 @@ class GameRegistry(dict):
         try:
             return self[name]
         except KeyError:
-            raise PipslabError(f"unknown game {name!r}; known: {', '.join(sorted(self))}") from None
+            raise PipslabError(f"unknown game {excerpt(name)}; known: {', '.join(sorted(self))}") from None
 
     def family(self, family: str) -> List[str]:
         """The names of the registered games of a family, in registration order."""

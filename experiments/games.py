@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from pipslab.agents.base import Agent, Observation
-from pipslab.envs.errors import PipslabError
+from pipslab.envs.errors import PipslabError, excerpt
 from pipslab.envs.game import GAMES, Game, Outcome
 
 __all__ = ["GAMES", "Game", "game_spec", "play_game", "seat_names", "add_option_flags", "flag_options_given",
@@ -37,7 +37,7 @@ def game_spec(name: str):
     try:
         spec = GAMES[name]
     except KeyError:
-        raise PipslabError(f"unknown game {name!r}; known: {', '.join(sorted(GAMES))}") from None
+        raise PipslabError(f"unknown game {excerpt(name)}; known: {', '.join(sorted(GAMES))}") from None
     if isinstance(spec, Game):
         return spec
     wrapped = _LEGACY.get(id(spec))
@@ -182,6 +182,6 @@ def parse_option_items(items) -> Dict[str, object]:
     for item in items or []:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
-            raise PipslabError(f"bad --option {item!r}: expected KEY=VALUE")
+            raise PipslabError(f"bad --option {excerpt(item)}: expected KEY=VALUE")
         out[key.strip()] = parse_value(value.strip())
     return out

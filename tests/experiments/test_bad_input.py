@@ -432,6 +432,29 @@ def test_empty_values_are_refused(argv, match, capsys, monkeypatch):
     assert_refused(argv, capsys, monkeypatch, match)
 
 
+# ------------------------------------------------------------------ a huge argument is quoted, not echoed
+LONG_ARGS = [
+    ["play", "happy", "--agents", f"{HUGE},random"],
+    ["play", "happy", "--agents", f"pimc:{HUGE}=1,random"],
+    ["play", "happy", "--agents", f"ismcts:c={HUGE},random"],
+    ["play", "triple", "--agents", f"greedy:risk={HUGE},random"],
+    ["play", "happy", "--agents", "random,random", "--option", f"{HUGE}=1"],
+    ["play", "happy", "--agents", "random,random", "--option", f"mode={HUGE}"],
+    ["play", "happy", "--agents", "random,random", "--option", HUGE],
+    ["play", HUGE, "--agents", "random,random"],
+    ["play", "happy", "--agents", "random,random", "--seed", "9" * 5000 + "x"],
+    ["play", "happy", "--agents", "random,random", "--out", f"/dev/null/{HUGE[:3000]}"],
+    ["solve", HUGE],
+    ["moves", "backgammon", "--position-id", HUGE, "--dice", "3", "1"],
+    ["tournament", "happy", "--agents", f"{HUGE},random", "--games", "2", "--workers", "1"],
+]
+
+
+@pytest.mark.parametrize("argv", LONG_ARGS, ids=[f"{i} {a[0]}" for i, a in enumerate(LONG_ARGS)])
+def test_a_huge_argument_is_quoted_briefly(argv, capsys, monkeypatch):
+    assert_refused(argv, capsys, monkeypatch)   # one line, shorter than MAX_MESSAGE + the prefix
+
+
 # ------------------------------------------------------------------ positions over, unreachable, unsolvable
 def _over_position(variant_name, seed=0):
     v = VARIANTS[variant_name]
