@@ -116,31 +116,14 @@ def check_seed(value, name: str = "--seed") -> int:
 
 
 def check_out(out, flag: str = "--out") -> Path:
-    """``out`` as a folder path that a run can create or write in; one line otherwise.
-    Nothing is created here."""
+    """``out`` as a folder path that a run can create or write in; one line otherwise
+    (empty, an existing file, under a file, not writable: the CLI's one check,
+    :func:`pipslab.experiments.checks.check_out_dir`).  Nothing is left behind."""
+    from .checks import check_out_dir
     text = "" if out is None else str(out)
-    if not text.strip():
-        raise PipslabError(f"{flag} is empty: give a folder")
     if "\0" in text:
-        raise PipslabError(f"{flag} {text!r} holds a NUL character")
-    path = Path(text)
-    try:
-        if path.exists():
-            if not path.is_dir():
-                raise PipslabError(f"{flag} {text!r} is a file, not a folder")
-            if not os.access(path, os.W_OK | os.X_OK):
-                raise PipslabError(f"cannot write to {flag} {text!r}: permission denied")
-            return path
-        for anc in path.absolute().parents:
-            if anc.exists():
-                if not anc.is_dir():
-                    raise PipslabError(f"{flag} {text!r} is under {str(anc)!r}, which is a file")
-                if not os.access(anc, os.W_OK | os.X_OK):
-                    raise PipslabError(f"cannot create {flag} {text!r}: {str(anc)!r} is not writable")
-                break
-    except OSError as exc:
-        raise PipslabError(f"cannot use {flag} {text!r}: {exc.strerror or exc}") from None
-    return path
+        raise PipslabError(f"{flag} holds a NUL character")
+    return check_out_dir(text, flag)
 
 
 # ------------------------------------------------------------------ config files
