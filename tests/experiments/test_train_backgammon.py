@@ -17,7 +17,7 @@ from pipslab.envs.errors import PipslabError
 from pipslab.experiments import train_backgammon as tb
 from pipslab.experiments.tournament import TournamentArgs, run_tournament
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness_helpers import ROOT
 
 
 def _pipslab(*args, cwd=ROOT):
