@@ -83,6 +83,7 @@ def test_bad_parameters(spec, message):
         make_agent(spec, "backgammon")
 
 
+@pytest.mark.slow
 def test_one_ply_value_is_the_average_over_his_rolls_of_my_state_value():
     """A plain roll-by-roll reference for the batched 1-ply: for each of the 21 rolls his
     reply is the play pubeval ranks first, and the leaf is my state value on roll."""

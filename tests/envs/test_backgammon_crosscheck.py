@@ -7,6 +7,7 @@ from pipslab.envs.backgammon.moves import dice_to_play
 from backgammon_helpers import fixture_cases
 
 
+@pytest.mark.slow
 def test_fixture_matches_gnubg_results():
     cases = fixture_cases()
     assert len(cases) >= 2000

@@ -11,6 +11,7 @@ from pipslab.envs.backgammon.moves import dice_to_play, play_table
 from backgammon_helpers import fixture_cases
 
 
+@pytest.mark.slow
 def test_compiled_afterstates_match_the_reference_on_the_fixture():
     for case in fixture_cases():
         pos = Position.from_id(case["position_id"])
