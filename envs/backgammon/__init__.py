@@ -9,14 +9,16 @@ import importlib
 
 _EXPORTS = {
     "board": ("Position", "position_id", "render_position"),
-    "game": ("CHANCE_OUTCOMES", "NUM_ACTIONS", "PASS", "BackgammonState", "BackgammonView", "action_name",
-             "decode_action", "encode_action", "game_stats", "new_game", "sample_world"),
+    "game": ("CHANCE_OUTCOMES", "ROLLS", "ROLL_PROBABILITIES", "NUM_ACTIONS", "PASS", "BackgammonState",
+             "BackgammonView", "action_name", "decode_action", "encode_action", "game_stats", "new_game",
+             "sample_world"),
     "moves": ("Play", "find_play", "format_play", "legal_checker_moves", "legal_plays", "parse_play"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = [
-    "Position", "position_id", "render_position", "CHANCE_OUTCOMES", "NUM_ACTIONS", "PASS",
+    "Position", "position_id", "render_position", "CHANCE_OUTCOMES", "ROLLS", "ROLL_PROBABILITIES",
+    "NUM_ACTIONS", "PASS",
     "BackgammonState", "BackgammonView", "action_name", "decode_action", "encode_action",
     "game_stats", "new_game", "sample_world", "Play", "find_play", "format_play", "legal_checker_moves", "legal_plays",
     "parse_play",

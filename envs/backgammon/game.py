@@ -75,9 +75,16 @@ NUM_ACTIONS = 151
 PASS = 150
 SEAT_NAMES = ("X", "O")
 
-# All 21 distinct rolls with their probabilities (doubles 1/36, others 2/36).
+# The one table of the 21 distinct rolls and their probabilities (doubles 1/36, others
+# 2/36), used by the engine (``chance_outcomes``) and by search (agents.search_backgammon
+# averages over it and samples from it).  A roll is ``(high, low)``; the order (1-1, 2-1,
+# 2-2, 3-1, ...) is fixed: search draws a roll by its index here, so seeded records
+# depend on it.
 CHANCE_OUTCOMES: Tuple[Tuple[Tuple[int, int], float], ...] = tuple(
-    ((a, b), (1 if a == b else 2) / 36) for a in range(6, 0, -1) for b in range(a, 0, -1))
+    ((a, b), (1 if a == b else 2) / 36) for a in range(1, 7) for b in range(1, a + 1))
+ROLLS: Tuple[Tuple[int, int], ...] = tuple(roll for roll, _ in CHANCE_OUTCOMES)
+ROLL_PROBABILITIES = np.array([p for _, p in CHANCE_OUTCOMES])
+ROLL_PROBABILITIES.setflags(write=False)
 
 
 def encode_action(from_point: int, die: int) -> int:
