@@ -1,12 +1,13 @@
-"""Backgammon search: n-ply ``expectimax`` and ``mcts`` with chance nodes, over an evaluator seam.
+"""Backgammon search: n-ply ``expectimax`` and ``mcts`` with chance nodes, over the evaluator seam.
 
-An evaluator (the seam, as OpenSpiel's ``Evaluator``; :class:`Evaluator`) gives two things:
+Search values positions only through an evaluator (:mod:`pipslab.agents.evaluators`,
+family ``"backgammon"``, chosen with ``eval=NAME[:ARG]``), which gives two things:
 
 * **afterstate scores** — of the positions just after each play of one roll, from the
   side of the player who made it — which *rank* the plays (the 0-ply choice, and the
-  reply a searched opponent is assumed to make);
-* **state values** — expected points for the player on roll, comparable across
-  positions — which search compares at its leaves.
+  reply a searched opponent is assumed to make; ``ranked``);
+* **values** — cubeless equity in points of boards for a seat (``values(boards, seat)``,
+  the seam), comparable across positions — which search compares at its leaves.
 
 ``eval=pubeval`` is Tesauro's linear evaluator (race weights when the position before the
 play has no contact — as the ``pubeval`` agent) and ``eval=race`` the hand-written
@@ -15,8 +16,10 @@ of the position from both sides plus the race (pips, bar, borne off), fitted on 
 self-play (:mod:`pipslab.agents.backgammon_value`, ``pipslab calibrate``).  ``eval=gnubg`` is GNU
 BG's 0-ply net (evaluation only) and ``eval=rollout`` pubeval-vs-pubeval rollouts to the
 end (Tesauro & Galperin's Monte Carlo policy improvement; ``eval=rollout:N`` plays ``N``
-rollouts per afterstate, default 16); both are in points already.
-A network evaluator plugs in the same way.
+rollouts per afterstate, default 16); both are in points already, and ``gnubg`` gives
+outcome probabilities as well.  ``eval=td`` is the TD network (:mod:`pipslab.agents.td`); any
+evaluator registered with ``register_evaluator("backgammon", NAME, factory)`` plugs in
+the same way, without touching this module.
 
 * ``expectimax:plies=N,eval=E,filter=K`` — GNU BG-style n-ply over the ``K`` best plays by
   pubeval (the move filter, default 8).  0-ply picks the candidate ``E`` ranks first
@@ -24,10 +27,11 @@ A network evaluator plugs in the same way.
   candidate by the average over the opponent's 21 rolls of the state value, for the
   mover, of the position after the reply ``E`` ranks first; 2-ply looks one roll further
   under each reply.  A finished game scores its points (1, 2 for a gammon, 3 for a
-  backgammon).
+  backgammon).  The 21 rolls and their probabilities are the rules' table
+  (:data:`pipslab.envs.backgammon.game.CHANCE_OUTCOMES`).
 * ``mcts:iters=N,eval=E,c=C`` — UCT over afterstates with explicit chance nodes (a roll
   is sampled with its probability at each chance node); a new leaf is scored by ``E``'s
-  state value (a single pubeval-policy rollout's points with ``eval=rollout``).
+  value (a single pubeval-policy rollout's points with ``eval=rollout``).
 
 Both choose a whole play and then emit its checker moves (``AfterstateAgent``).
 """
@@ -39,16 +43,16 @@ import numpy as np
 
 from pipslab.envs.backgammon import Position
 from pipslab.envs.backgammon import fast
+from pipslab.envs.backgammon.game import ROLL_PROBABILITIES as ROLL_P
+from pipslab.envs.backgammon.game import ROLLS
 from pipslab.envs.errors import PipslabError
 
 from .backgammon import AfterstateAgent, RaceAgent, pubeval_scores
 from .backgammon_value import calibration, finished_points, play_out, race_mask, swap
+from .evaluators import OPPONENT, ON_ROLL, WIN, BackgammonEvaluator, boards, evaluators, register_evaluator
+from .evaluators import make_evaluator as _make_evaluator
+from .evaluators import reseed as _reseed
 from .registry import register
-
-WIN = 100.0
-# the 21 distinct rolls and their probabilities
-ROLLS = tuple((a, b) for a in range(1, 7) for b in range(1, a + 1))
-ROLL_P = np.array([1 / 36 if a == b else 2 / 36 for a, b in ROLLS])
 
 
 def _is_race(board) -> bool:
@@ -60,40 +64,7 @@ def _finished_value(rows: np.ndarray) -> np.ndarray:
     return WIN * finished_points(rows)
 
 
-class Evaluator:
-    """The seam.  ``afterstate_values``: scores of afterstates (k x 26, the mover's side)
-    for the mover, used to *rank* the plays of one roll (``race``: whether the position
-    before the play had no contact); ``in_points`` says they are expected points too.
-    ``state_values``: expected points (cubeless, win = +1) of positions for the player on
-    roll, comparable across positions — what search compares at its leaves.
-    ``reseed(rng)``: called by the searching agent at the start of each decision with the
-    game's rng; an evaluator that draws random numbers takes them from there, never from a
-    seed or counter of its own (the replay contract of :class:`~pipslab.agents.base.Agent`)."""
-
-    in_points = False
-
-    def reseed(self, rng: np.random.Generator) -> None:
-        """Deterministic evaluators draw nothing."""
-
-    def afterstate_values(self, rows: np.ndarray, race: bool) -> np.ndarray:
-        raise NotImplementedError
-
-    def values(self, rows: np.ndarray, race: bool) -> np.ndarray:
-        """Ranking scores with finished games replaced by ±WIN×points."""
-        rows = np.asarray(rows, dtype=np.int64)
-        done = _finished_value(rows)
-        scores = self.afterstate_values(rows, race)
-        return np.where(done != 0, done, scores)
-
-    def state_values(self, rows: np.ndarray) -> np.ndarray:
-        """Default for evaluators in points: minus the value of the same position as the
-        opponent's afterstate (evaluators in points do not use the race flag)."""
-        if not self.in_points:
-            raise NotImplementedError(f"{type(self).__name__} has no state value")
-        return -self.afterstate_values(swap(np.asarray(rows, dtype=np.int64).reshape(-1, 26)), False)
-
-
-class CalibratedEvaluator(Evaluator):
+class CalibratedEvaluator(BackgammonEvaluator):
     """A ranker whose state value is its calibration (:mod:`pipslab.agents.backgammon_value`)."""
 
     calibration_name = ""
@@ -120,9 +91,10 @@ class RaceEvaluator(CalibratedEvaluator):
         return np.array([self._agent.score(Position._trusted(tuple(int(v) for v in r))) for r in rows])
 
 
-class GnubgEvaluator(Evaluator):
-    """GNU Backgammon's 0-ply net (``gnubg_nn.probabilities``): cubeless equity, natively
-    of a position with a player on roll.  For evaluation only (``[bench]`` extra)."""
+class GnubgEvaluator(BackgammonEvaluator):
+    """GNU Backgammon's 0-ply net (``gnubg_nn.probabilities``): outcome probabilities and
+    cubeless equity, natively of a position with a player on roll.  For evaluation only
+    (``[bench]`` extra)."""
 
     in_points = True
 
@@ -130,19 +102,23 @@ class GnubgEvaluator(Evaluator):
         from .backgammon import _gnubg
         self._g = _gnubg()
 
-    def state_values(self, rows):
-        out = np.empty(len(rows))
-        for i, r in enumerate(np.asarray(rows, dtype=np.int64).reshape(-1, 26)):
+    def probabilities(self, rows):
+        rows = boards(rows)
+        out = np.empty((len(rows), 5))
+        for i, r in enumerate(rows):
             on_roll = Position._trusted(tuple(int(v) for v in r))
-            win, wg, wbg, lg, lbg = self._g.probabilities(on_roll.to_gnubg(), 0)
-            out[i] = (2 * win - 1) + (wg - lg) + (wbg - lbg)
+            out[i] = self._g.probabilities(on_roll.to_gnubg(), 0)
         return out
+
+    def state_values(self, rows):
+        p = self.probabilities(rows)
+        return (2 * p[:, 0] - 1) + (p[:, 1] - p[:, 3]) + (p[:, 2] - p[:, 4])
 
     def afterstate_values(self, rows, race):
         return -self.state_values(swap(np.asarray(rows, dtype=np.int64)))
 
 
-class RolloutEvaluator(Evaluator):
+class RolloutEvaluator(BackgammonEvaluator):
     """Monte Carlo rollouts: from each afterstate both sides play on with ``pubeval``'s
     choices to the end of the game; the value is the mean result in points (±1/2/3) for the
     player who made the play.  Every afterstate of one call sees the same dice sequences
@@ -178,37 +154,22 @@ class RolloutEvaluator(Evaluator):
         return out / self.rollouts
 
 
-EVALUATORS = {"pubeval": PubevalEvaluator, "race": RaceEvaluator, "gnubg": GnubgEvaluator,
-              "rollout": RolloutEvaluator}
+for _name, _factory in (("pubeval", PubevalEvaluator), ("race", RaceEvaluator), ("gnubg", GnubgEvaluator),
+                       ("rollout", RolloutEvaluator)):
+    register_evaluator("backgammon", _name, _factory)
+
+# The backgammon family's table and builder under their old names (``pipslab calibrate``
+# uses them): ``make_evaluator("td:NET")`` is ``evaluators.make_evaluator("backgammon", "td:NET")``.
+EVALUATORS = evaluators("backgammon", load=False)
 
 
-def register_evaluator(name: str, factory) -> None:
-    """Make ``eval=NAME`` (and ``eval=NAME:ARG``, the factory called with ``ARG``) known
-    to every backgammon search; a trained network plugs in here without touching the
-    search code."""
-    EVALUATORS[name] = factory
-
-
-def make_evaluator(spec: str) -> Evaluator:
-    """``"pubeval"`` or ``"td:NET"``: the evaluator registered under the name before the
-    colon, built with the text after it (if any) as its one argument."""
-    from .registry import _load_builtin
-    _load_builtin()   # modules that register evaluators (e.g. agents.td) are imported
-    name, colon, arg = str(spec).partition(":")
-    if name not in EVALUATORS:
-        raise PipslabError(f"unknown backgammon evaluator {name!r}; known: {', '.join(sorted(EVALUATORS))}")
-    return EVALUATORS[name](arg) if colon else EVALUATORS[name]()
+def make_evaluator(spec) -> BackgammonEvaluator:
+    """``"pubeval"`` or ``"td:NET"``: :func:`pipslab.agents.evaluators.make_evaluator` of the
+    backgammon family."""
+    return _make_evaluator("backgammon", spec)
 
 
 _PUBEVAL = PubevalEvaluator()
-
-
-def _reseed(evaluator, rng) -> None:
-    """The evaluator's random numbers for this decision come from the game's rng (an
-    evaluator registered without :class:`Evaluator`'s ``reseed`` draws none)."""
-    reseed = getattr(evaluator, "reseed", None)
-    if reseed is not None:
-        reseed(rng)
 
 
 def _replies(afterstate):
@@ -246,15 +207,13 @@ class ExpectimaxAgent(AfterstateAgent):
         if done:
             return done
         if plies == 0:
-            return -float(self.evaluator.state_values(swap(afterstate)[None, :])[0])
+            return float(self.evaluator.values(swap(afterstate)[None, :], OPPONENT)[0])
         rows, starts, race = _replies(afterstate)
-        scores = self.evaluator.values(rows, race)
+        scores = self.evaluator.ranked(rows, race)
         # the reply he would choose for each roll
         replies = rows[[lo + int(np.argmax(scores[lo:hi])) for lo, hi in zip(starts[:-1], starts[1:])]]
-        if plies == 1:   # one batch: his finished games, and state values for me on roll
-            done = finished_points(replies)
-            mine = self.evaluator.state_values(swap(replies))
-            return float(ROLL_P @ np.where(done != 0, -done, mine))
+        if plies == 1:   # one batch: my values on roll after his replies (his finished games exact)
+            return float(ROLL_P @ self.evaluator.values(swap(replies), ON_ROLL))
         return -sum(p * self.value(r, plies - 1) for p, r in zip(ROLL_P, replies))
 
     def choose_play(self, view, plays, rng):
@@ -264,10 +223,10 @@ class ExpectimaxAgent(AfterstateAgent):
         race = Position.is_race(view.turn_start)
         rows = np.array([p.position for p in plays], dtype=np.int64)
         # move filter: the candidates are the best plays by pubeval (cheap) at 0 ply
-        prefilter = _PUBEVAL.values(rows, race)
+        prefilter = _PUBEVAL.ranked(rows, race)
         order = np.argsort(-prefilter, kind="stable")[: self.filter]
         if self.plies == 0:   # the evaluator's own ranking (for pubeval: pubeval's play)
-            values = self.evaluator.values(rows[order], race)
+            values = self.evaluator.ranked(rows[order], race)
         else:
             values = [self.value(rows[i], self.plies) for i in order]
         return plays[int(order[int(np.argmax(values))])]
@@ -308,12 +267,12 @@ class MCTSAgent(AfterstateAgent):
 
     def _leaf(self, afterstate) -> float:
         """Expected points for the player who just moved: the result when the game is
-        over, else minus the evaluator's state value for the opponent on roll."""
+        over, else the evaluator's value for him of the opponent on roll."""
         row = np.asarray(afterstate, dtype=np.int64)
         done = finished_points(row)[0]
         if done:
             return done
-        return -float(self.evaluator.state_values(swap(row)[None, :])[0])
+        return float(self.evaluator.values(swap(row)[None, :], OPPONENT)[0])
 
     def choose_play(self, view, plays, rng):
         if len(plays) == 1:

@@ -42,8 +42,8 @@ from pipslab.envs.errors import PipslabError
 
 from .backgammon import AfterstateAgent
 from .backgammon_value import finished_points, swap
+from .evaluators import BackgammonEvaluator, register_evaluator
 from .registry import register
-from .search_backgammon import Evaluator, register_evaluator
 
 NET_FORMAT = "pipslab-td-backgammon"
 NETS_DIR = Path(__file__).resolve().parent / "nets"
@@ -211,9 +211,10 @@ class TDAgent(AfterstateAgent):
         return plays[int(np.argmax(afterstate_equity(self.net, rows)))]
 
 
-class TDEvaluator(Evaluator):
-    """The net on the search's evaluator seam: afterstate values and state values are
-    equities (expected points), so ``in_points`` and no calibration."""
+class TDEvaluator(BackgammonEvaluator):
+    """The net on the evaluator seam (:mod:`pipslab.agents.evaluators`, family
+    ``"backgammon"``): outcome probabilities, and afterstate values and state values that
+    are equities (expected points), so ``in_points`` and no calibration."""
 
     in_points = True
 
@@ -231,7 +232,7 @@ class TDEvaluator(Evaluator):
         return self.net.probabilities(np.asarray(rows).reshape(-1, 26))
 
 
-register_evaluator("td", TDEvaluator)
+register_evaluator("backgammon", "td", TDEvaluator)
 
 
 @register("td", games=["backgammon"])

@@ -100,7 +100,7 @@ def test_one_ply_value_is_the_average_over_his_rolls_of_my_state_value():
             a, b = (int(v) for v in rng.integers(1, 7, size=2))
             rows = fast.afterstates(board, a, b).astype(np.int64)
             if len(rows):
-                board = rows[int(np.argmax(ev.values(rows, _is_race(board))))]
+                board = rows[int(np.argmax(ev.ranked(rows, _is_race(board))))]
                 if finished_points(board)[0]:
                     break
             board = swap(board)
@@ -113,7 +113,7 @@ def test_one_ply_value_is_the_average_over_his_rolls_of_my_state_value():
                     before = swap(after)
                     rows = fast.afterstates(before, x, y).astype(np.int64)
                     rows = rows if len(rows) else before[None, :]
-                    reply = rows[int(np.argmax(ev.values(rows, _is_race(before))))]
+                    reply = rows[int(np.argmax(ev.ranked(rows, _is_race(before))))]
                     done = finished_points(reply)[0]
                     expected += p * (-done if done else ev.state_values(swap(reply)[None, :])[0])
                 assert agent.value(after, 1) == pytest.approx(expected, abs=1e-12)

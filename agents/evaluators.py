@@ -1,0 +1,269 @@
+"""The evaluator seam: the one interface search calls to value positions, in both games.
+
+Search (backgammon ``expectimax`` and ``mcts``, domino ``ismcts`` and ``pimc``) never
+values a position itself: it asks an evaluator, chosen by name with ``eval=NAME`` or
+``eval=NAME:ARG``.  Evaluators are registered per game family with
+:func:`register_evaluator` and built with :func:`make_evaluator`, so a new heuristic or a
+trained network plugs in by name — from any module, a test or ``--import MODULE`` —
+without touching the search code (as OpenSpiel's ``Evaluator``).
+
+The interface (:class:`Evaluator`)
+----------------------------------
+``values(batch, seat) -> numpy array (k,)``
+    The expected return of each of the ``k`` positions in ``batch`` **for ``seat``**, on
+    the game's own scale (below).  A finished position gets its exact result.
+``reseed(rng)``
+    Called by the searching agent at the start of each decision with that decision's
+    generator.  An evaluator that draws random numbers (rollouts) takes them from there,
+    never from a seed or counter of its own: the replay contract of
+    :class:`~pipslab.agents.base.Agent`.  Deterministic evaluators ignore it.
+
+Dominoes (family ``"dominoes"``, :class:`DominoEvaluator`)
+    ``batch``: full states — the worlds search samples with ``sample_world(view, rng)``
+    and the states it reaches from them (:class:`~pipslab.envs.dominoes.engine.DominoState`,
+    ``TripleState``, ``TroshinMatch``); an evaluator must not change them.  ``seat``: a seat
+    index (0..players-1).  Scale: the game's ``returns()`` — zero-sum, +1 for a winner,
+    the losers share the loss (two players: +1 win, 0 draw, -1 loss; pairs: ±1; ``n``
+    single seats: +1 and -1/(n-1) each).  ``returns(batch) -> (k, players)``, the values
+    for every seat at once, is optional (the default asks :meth:`values` seat by seat);
+    ``ismcts`` uses it, so one rollout serves every seat.  The states are sampled worlds
+    with every hand filled in: an evaluator that should judge only what a seat may see
+    values ``state.observe(seat)``.
+    Built in (:mod:`pipslab.agents.dominoes_value`): ``rollout`` (uniformly random play to
+    the end; ``ismcts``'s default), ``hand`` (the solver's tiles-and-pips heuristic;
+    ``pimc``'s default) and ``pips`` (a win chance from the sides' pip counts).
+
+Backgammon (family ``"backgammon"``, :class:`BackgammonEvaluator`)
+    ``batch``: boards, ``k x 26`` integer arrays (a :class:`~pipslab.envs.backgammon.Position`
+    each), every board **from the side of the player on roll, before his roll** (GNU BG's
+    convention).  ``seat``: :data:`ON_ROLL` (0), the player on roll, or :data:`OPPONENT` (1),
+    the other one — the player who has just moved.  Scale: cubeless equity in points —
+    +1 a win, 2 a gammon, 3 a backgammon, negative for a loss — ``OPPONENT``'s value being
+    minus ``ON_ROLL``'s.  A board whose opponent has borne off all his checkers is worth
+    exactly -1, -2 or -3 to the player on roll.
+    ``probabilities(boards) -> (k, 5)``, for evaluators that have them
+    (:attr:`BackgammonEvaluator.has_probabilities`; networks, GNU BG): ``[win, win gammon,
+    win backgammon, lose gammon, lose backgammon]`` for the player on roll, the gammon
+    columns including backgammons (GNU BG's and wildbg's outputs); the equity follows as
+    :func:`equity`.  An evaluator that defines only ``probabilities`` is complete: its
+    state values and afterstate scores follow from them.
+    Besides values, a backgammon evaluator **ranks** the plays of one roll
+    (``afterstate_values(rows, race)``: scores of the positions just after each play, for
+    the player who made it), which search uses to pick a reply.  Rankers and value
+    functions are kept apart: ``pubeval`` and ``race`` are *rankers* — their scores order
+    the plays of one roll but are no value (:mod:`pipslab.agents.backgammon_value`) — and
+    their ``values`` are their calibrated state value (a logistic fit on their self-play,
+    so equity ``2p - 1``, gammons not modelled); ``rollout``, ``gnubg`` and ``td`` are value
+    functions (``in_points``): their scores are equities, the same numbers as ``values``.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Sequence
+
+import numpy as np
+
+from pipslab.envs.errors import PipslabError
+
+from .backgammon_value import finished_points, swap
+
+FAMILIES = ("backgammon", "dominoes")
+ON_ROLL, OPPONENT = 0, 1          # the seats of a backgammon board
+WIN = 100.0                       # a finished game outranks every score of an unfinished one
+
+Factory = Callable[..., "Evaluator"]
+_REGISTRY: Dict[str, Dict[str, Factory]] = {family: {} for family in FAMILIES}
+
+
+class Evaluator:
+    """The seam (see the module docstring): ``values(batch, seat)`` and ``reseed(rng)``."""
+
+    family = ""
+
+    def reseed(self, rng) -> None:
+        """Deterministic evaluators draw nothing."""
+
+    def values(self, batch, seat: int) -> np.ndarray:
+        raise NotImplementedError
+
+
+# ------------------------------------------------------------------------ registry
+def _family(family: str) -> str:
+    """A family's name, or a game's name (``happy``) taken to its family."""
+    if family in _REGISTRY:
+        return family
+    from pipslab.envs.game import GAMES
+    game = GAMES.get(family)
+    if game is not None and getattr(game, "family", "") in _REGISTRY:
+        return game.family
+    raise PipslabError(f"unknown game family {family!r}; known: {', '.join(FAMILIES)}")
+
+
+def register_evaluator(family: str, name: str, factory: Factory) -> None:
+    """Make ``eval=NAME`` known to every search of ``family`` (``"backgammon"`` or
+    ``"dominoes"``); ``eval=NAME:ARG`` calls ``factory(ARG)`` (``ARG`` as text), ``eval=NAME``
+    calls ``factory()``.  Registering a name again replaces the factory."""
+    if not name or ":" in name or "," in name or "=" in name:
+        raise PipslabError(f"evaluator name {name!r} must be a plain word")
+    _REGISTRY[_family(family)][name] = factory
+
+
+def evaluators(family: str, load: bool = True) -> Dict[str, Factory]:
+    """The registered evaluators of ``family``: the live table, name -> factory (``load``:
+    first import the modules that register the built-in ones)."""
+    if load:
+        _load_builtin()
+    return _REGISTRY[_family(family)]
+
+
+def evaluator_names(family: str) -> List[str]:
+    return sorted(evaluators(family))
+
+
+def make_evaluator(family: str, spec) -> Evaluator:
+    """``make_evaluator("backgammon", "td:NET")``: the evaluator registered in ``family``
+    under the name before the colon, built with the text after it (if any) as its one
+    argument.  An evaluator object is returned as it is."""
+    if not isinstance(spec, str):
+        return spec
+    table = evaluators(family)
+    name, colon, arg = spec.strip().partition(":")
+    if name not in table:
+        raise PipslabError(f"unknown {_family(family)} evaluator {name!r}; known: {', '.join(sorted(table))}")
+    try:
+        return table[name](arg) if colon else table[name]()
+    except TypeError as exc:
+        raise PipslabError(f"bad argument for evaluator {spec!r}: {exc}") from None
+
+
+def _load_builtin() -> None:
+    from .registry import _load_builtin as load   # the agent modules register the built-in evaluators
+    load()
+
+
+def reseed(evaluator, rng) -> None:
+    """``evaluator.reseed(rng)``, for evaluators built without :class:`Evaluator`'s (which
+    then draw nothing)."""
+    method = getattr(evaluator, "reseed", None)
+    if method is not None:
+        method(rng)
+
+
+# ------------------------------------------------------------------------ dominoes
+class DominoEvaluator(Evaluator):
+    """A domino evaluator.  Subclasses implement :meth:`estimate` (one unfinished state ->
+    every seat's expected return; finished states are taken care of), or :meth:`values`
+    (then :meth:`returns` asks it seat by seat)."""
+
+    family = "dominoes"
+
+    def estimate(self, state) -> Sequence[float]:
+        raise NotImplementedError(f"{type(self).__name__} implements neither estimate nor values")
+
+    def _estimates(self, states) -> np.ndarray:
+        return np.array([state.returns() if state.is_terminal else self.estimate(state) for state in states],
+                        dtype=float).reshape(len(states), -1)
+
+    def returns(self, states) -> np.ndarray:
+        """``(k, players)``: every seat's expected return; a finished state's exact returns."""
+        if type(self).values is not DominoEvaluator.values:   # the subclass's own values, seat by seat
+            return _stack_values(self, states)
+        return self._estimates(states)
+
+    def values(self, states, seat: int) -> np.ndarray:
+        return self._estimates(states)[:, seat]
+
+
+def _stack_values(evaluator, states) -> np.ndarray:
+    players = states[0].variant.players if len(states) else 0
+    return np.array([evaluator.values(states, s) for s in range(players)], dtype=float).T.reshape(len(states), -1)
+
+
+def domino_returns(evaluator, states) -> np.ndarray:
+    """``(k, players)`` expected returns from any domino evaluator: its ``returns`` when
+    it has one, else its ``values`` asked for each seat."""
+    method = getattr(evaluator, "returns", None)
+    if method is not None:
+        return np.asarray(method(states), dtype=float)
+    return _stack_values(evaluator, states)
+
+
+# ---------------------------------------------------------------------- backgammon
+def equity(p: np.ndarray) -> np.ndarray:
+    """Cubeless equity (expected points) of ``(..., 5)`` outcome probabilities::
+
+        2 win - 1 + (win gammon - lose gammon) + (win backgammon - lose backgammon)"""
+    p = np.asarray(p)
+    return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
+
+
+def boards(rows) -> np.ndarray:
+    """Boards as a ``k x 26`` int64 array."""
+    return np.asarray(rows, dtype=np.int64).reshape(-1, 26)
+
+
+class BackgammonEvaluator(Evaluator):
+    """A backgammon evaluator (see the module docstring).  Subclasses give:
+
+    * ``afterstate_values(rows, race)``: scores of afterstates (``k x 26``, the mover's
+      side), for the mover, which rank the plays of one roll (``race``: whether the
+      position before the play had no contact);
+    * ``state_values(rows)``: equity of unfinished positions (``k x 26``) for the player on
+      roll, comparable across positions — what search compares at its leaves;
+    * optionally ``probabilities(rows)``.
+
+    ``in_points``: the afterstate scores are equities too (value functions), not just a
+    ranking.  Defaults: an evaluator with ``probabilities`` gets the other two from them;
+    one in points gets each of the two from the other (the same position seen from the
+    other side)."""
+
+    family = "backgammon"
+    in_points = False
+
+    # ----------------------------------------------------------------- the seam
+    def values(self, rows, seat: int = ON_ROLL) -> np.ndarray:
+        """Equity in points for ``seat`` (:data:`ON_ROLL` or :data:`OPPONENT`) of boards
+        from the side of the player on roll; exact for a finished game."""
+        if seat not in (ON_ROLL, OPPONENT):
+            raise PipslabError(f"a backgammon seat is ON_ROLL (0) or OPPONENT (1), got {seat!r}")
+        rows = boards(rows)
+        won = finished_points(swap(rows))   # what the player who just moved has won
+        out = np.where(won != 0, -won, self.state_values(rows))
+        return out if seat == ON_ROLL else -out
+
+    @property
+    def has_probabilities(self) -> bool:
+        return type(self).probabilities is not BackgammonEvaluator.probabilities
+
+    def probabilities(self, rows) -> np.ndarray:
+        """``k x 5`` outcome probabilities for the player on roll (see the module docstring)."""
+        raise NotImplementedError(f"{type(self).__name__} gives no outcome probabilities")
+
+    # ------------------------------------------------------- for search's use
+    def state_values(self, rows) -> np.ndarray:
+        """Equity for the player on roll (finished positions are search's, or :meth:`values`'s)."""
+        if self.has_probabilities:
+            return equity(self.probabilities(boards(rows)))
+        if self.in_points and type(self).afterstate_values is not BackgammonEvaluator.afterstate_values:
+            return -self.afterstate_values(swap(boards(rows)), False)
+        raise NotImplementedError(f"{type(self).__name__} has no state value")
+
+    def afterstate_values(self, rows, race: bool) -> np.ndarray:
+        """Scores for the mover; by default minus the state value of the opponent on roll."""
+        if self.has_probabilities or type(self).state_values is not BackgammonEvaluator.state_values:
+            return -self.state_values(swap(boards(rows)))
+        raise NotImplementedError(f"{type(self).__name__} has no afterstate scores")
+
+    def ranked(self, rows, race: bool) -> np.ndarray:
+        """Ranking scores of afterstates with finished games put first: ``WIN`` x points
+        when the mover has borne off his last checker."""
+        rows = boards(rows)
+        done = WIN * finished_points(rows)
+        scores = self.afterstate_values(rows, race)
+        return np.where(done != 0, done, scores)
+
+
+__all__ = [
+    "FAMILIES", "ON_ROLL", "OPPONENT", "WIN", "BackgammonEvaluator", "DominoEvaluator", "Evaluator",
+    "boards", "domino_returns", "equity", "evaluator_names", "evaluators", "make_evaluator",
+    "register_evaluator", "reseed",
+]
