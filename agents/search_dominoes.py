@@ -1,19 +1,28 @@
 """Search agents for dominoes: ``pimc``, ``ismcts`` and the cheating ``oracle``.
 
+Search values positions through the evaluator seam (:mod:`pipslab.agents.evaluators`,
+family ``"dominoes"``): ``eval=NAME[:ARG]`` picks any registered evaluator — ``rollout``,
+``hand``, ``pips`` (:mod:`pipslab.agents.dominoes_value`) or one registered with
+``register_evaluator("dominoes", NAME, factory)`` — without touching this module.
+
 * ``pimc`` — Perfect Information Monte Carlo: for each decision, sample worlds with
   ``sample_world(view, rng)``, solve each exactly (``pipslab.agents.solver``), play the move with
   the best average value.  Parameters: ``samples`` (default 30), ``time`` (seconds per
   move; when given, samples until the time is up, ``samples`` then being a minimum of 1),
-  ``depth`` — placements searched before the solver's evaluator scores the position:
+  ``depth`` — placements searched before the evaluator scores the position:
   ``-1`` (default) solves block-mode worlds exactly and searches 8 placements deep in
   draw mode (a draw-mode world with 14 tiles in the boneyard can take seconds to solve
-  exactly), ``0`` always solves exactly, ``n`` searches ``n`` placements.
+  exactly), ``0`` always solves exactly, ``n`` searches ``n`` placements; ``eval`` — the
+  evaluator at that depth limit (default ``hand``, the solver's own heuristic), its value
+  for the side to move scaled by 1000 into the solver's units (a win is 1000 plus the
+  margin).
 * ``ismcts`` — single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012):
   every iteration determinizes with ``sample_world``, descends one tree over the observer's
-  information sets with UCB1 using availability counts, expands one node, finishes the game
-  with uniformly random moves and backs the result up.  Works for every domino variant and
-  player count.  Parameters: ``iters`` (default 1000), ``time`` (seconds per move), ``c``
-  (exploration, default 0.7).
+  information sets with UCB1 using availability counts, expands one node, values the new
+  node's state with the evaluator — every seat's expected return at once; by default
+  ``eval=rollout``, finishing the game with uniformly random moves — and backs the values
+  up.  Works for every domino variant and player count.  Parameters: ``iters`` (default
+  1000), ``time`` (seconds per move), ``c`` (exploration, default 0.7), ``eval``.
 * ``oracle`` — **cheats**: sees every hand and the boneyard order and plays the exact
   solver's move.  Only an upper bound for tables; never a fair opponent.
 
@@ -31,6 +40,8 @@ from pipslab.envs.dominoes.engine import sample_world
 from pipslab.envs.errors import PipslabError
 
 from .base import Agent, Observation
+from .dominoes_value import HandEvaluator
+from .evaluators import domino_returns, make_evaluator, reseed
 from .registry import register
 from .solver import Solver
 
@@ -70,11 +81,14 @@ class PIMCAgent(Agent):
 
     DRAW_MODE_DEPTH = 8
 
-    def __init__(self, samples: int = 30, time: float | None = None, depth: int = -1):
+    def __init__(self, samples: int = 30, time: float | None = None, depth: int = -1, eval: str = "hand"):
         if depth < -1:
             raise PipslabError(f"pimc: depth must be -1 (auto), 0 (exact) or positive, got {depth}")
         self.budget = _Budget("pimc", "samples", samples, time)
         self.depth = depth
+        self.evaluator = make_evaluator("dominoes", eval)
+        if depth == 0 and type(self.evaluator) is not HandEvaluator:
+            raise PipslabError(f"pimc: eval={eval} needs a depth limit; depth=0 solves every world exactly")
         self.solvers = {}
 
     def _solver(self, variant) -> Solver:
@@ -82,7 +96,9 @@ class PIMCAgent(Agent):
             depth = self.depth
             if depth == -1:
                 depth = self.DRAW_MODE_DEPTH if variant.draw else 0
-            self.solvers[variant] = Solver("margin", max_depth=depth or None)
+            # ``hand`` is the solver's own heuristic, computed inline on its bitmasks
+            leaf = None if type(self.evaluator) is HandEvaluator else self.evaluator
+            self.solvers[variant] = Solver("margin", max_depth=depth or None, evaluator=leaf)
         return self.solvers[variant]
 
     def act(self, observation: Observation, rng: np.random.Generator) -> int:
@@ -92,6 +108,7 @@ class PIMCAgent(Agent):
         view = observation.view
         totals = dict.fromkeys(legal, 0.0)
         solver = self._solver(view.variant)
+        reseed(self.evaluator, rng)
         budget = self.budget.start()
         while True:
             world = sample_world(view, rng)
@@ -115,9 +132,10 @@ class _Node:
 class ISMCTSAgent(Agent):
     name = "ismcts"
 
-    def __init__(self, iters: int = 1000, time: float | None = None, c: float = 0.7):
+    def __init__(self, iters: int = 1000, time: float | None = None, c: float = 0.7, eval: str = "rollout"):
         self.budget = _Budget("ismcts", "iters", iters, time)
         self.c = c
+        self.evaluator = make_evaluator("dominoes", eval)
 
     def act(self, observation: Observation, rng: np.random.Generator) -> int:
         legal = observation.legal_actions
@@ -129,8 +147,11 @@ class ISMCTSAgent(Agent):
         log = math.log
         sqrt = math.sqrt
         budget = self.budget.start()
-        # a fast stream for the inner loops, seeded from the caller's generator
+        # a fast stream for the inner loops, seeded from the caller's generator; the
+        # evaluator draws from the same stream (rollout: its playouts)
         fast = random.Random(int(rng.integers(1 << 62)))
+        evaluator = self.evaluator
+        reseed(evaluator, fast)
         while True:
             world = sample_world(view, fast)
             node = root
@@ -162,11 +183,11 @@ class ISMCTSAgent(Agent):
                 node = children[best_a]
                 world.apply(best_a)
                 path.append(node)
-            # rollout
-            while not world.is_terminal:
-                acts = world.legal_actions()
-                world.apply(acts[fast.randrange(len(acts))] if len(acts) > 1 else acts[0])
-            returns = world.returns()
+            # evaluation: every seat's expected return (exact when the game is over)
+            if world.is_terminal:
+                returns = world.returns()
+            else:
+                returns = domino_returns(evaluator, [world])[0].tolist()
             for nd in path:
                 nd.visits += 1
                 nd.total += returns[nd.player]

@@ -15,6 +15,14 @@ Values are from the side to move's point of view:
   and the margin second.
 * ``objective="wdl"``: just +1 / 0 / −1 (faster).
 
+With ``max_depth`` the search stops after that many placements and scores the position
+there with a heuristic (fewer tiles and pips in hand are better; :meth:`Solver._evaluate`,
+the ``hand`` evaluator of :mod:`pipslab.agents.dominoes_value`), or — given ``evaluator``,
+any domino evaluator of the seam (:mod:`pipslab.agents.evaluators`) — with that
+evaluator's value for the side to move, times 1000, kept inside (−1000, 1000) so a proven
+result always outranks it.  The evaluator sees the real state there: the search's line of
+placements (and the draws and passes they force) replayed on the root state.
+
 :func:`solve` returns the value of every legal move, the best ones and a principal line.
 """
 from __future__ import annotations
@@ -60,7 +68,7 @@ class Solver:
     """Reusable solver; its transposition table persists across calls on one variant."""
 
     def __init__(self, objective: str = "margin", max_table: int = 4_000_000,
-                 max_depth: Optional[int] = None):
+                 max_depth: Optional[int] = None, evaluator=None):
         if objective not in ("margin", "wdl"):
             raise PipslabError(f"objective must be 'margin' or 'wdl', got {objective!r}")
         if max_depth is not None and (max_depth < 1 or objective != "margin"):
@@ -71,6 +79,9 @@ class Solver:
         self.table: Dict[int, Tuple[int, int, int]] = {}
         self.nodes = 0
         self._variant = None
+        self.evaluator = evaluator   # scores the depth limit's positions (None: _evaluate)
+        self._root: Optional[DominoState] = None
+        self._path: Optional[List[int]] = None   # placements from _root (with an evaluator)
 
     # ------------------------------------------------------------------ setup
     def _prepare(self, state: DominoState) -> None:
@@ -135,7 +146,7 @@ class Solver:
                 return self._terminal_value(_count(me, self._lone), _count(opp, self._lone))
             return -self._negamax(opp, me, left, right, passes + 1, bpos, -beta, -alpha, depth)
         if depth <= 0:
-            return self._evaluate(me, opp)
+            return self._evaluate(me, opp) if self._path is None else self._leaf_value()
         # generate moves as (order key, code, new_left, new_right); code = tile*2 + end
         moves = []
         m = playable
@@ -160,12 +171,17 @@ class Solver:
         alpha0 = alpha
         best = -INF
         best_code = moves[0][0]
+        path = self._path
         for code, nl, nr, t in moves:
             rest = me & ~(1 << t)
             if not rest:
                 value = self._scale * 1 + (_count(opp, self._lone) if self._scale == BIG else 0)
-            else:
+            elif path is None:
                 value = -self._negamax(opp, rest, nl, nr, 0, bpos, -beta, -alpha, depth - 1)
+            else:
+                path.append(code)   # the code is the placement's action id
+                value = -self._negamax(opp, rest, nl, nr, 0, bpos, -beta, -alpha, depth - 1)
+                path.pop()
             if value > best:
                 best, best_code = value, code
                 if value > alpha:
@@ -190,6 +206,18 @@ class Solver:
             return 20 * tiles + pips
         return 0
 
+    def _leaf_value(self) -> int:
+        """The evaluator's value, for the side to move, of the position the search's line
+        reaches from the root (the draws and passes it forces replayed too), in solver
+        units inside (-BIG, BIG)."""
+        state = self._root.clone()
+        for code in self._path:
+            _forced(state)
+            state.apply(code)
+        _forced(state)
+        v = float(self.evaluator.values([state], state.current_player)[0])
+        return max(1 - BIG, min(BIG - 1, int(round(v * BIG))))
+
     def value(self, state: DominoState) -> int:
         """Exact value of ``state`` for its side to move (the state must not be terminal)."""
         self._prepare(state)
@@ -206,6 +234,8 @@ class Solver:
                 best = max(best, self._child_value(state, child))
             return best
         p = state.current_player
+        if self.evaluator is not None and self.max_depth < EXACT_DEPTH:
+            self._root, self._path = state, []
         return self._negamax(state.hands[p], state.hands[1 - p], state.left, state.right,
                              state.passes, state.bpos, -INF, INF, self.max_depth)
 
@@ -249,6 +279,15 @@ class Solver:
             outcome, margin = best_value, None
         return SolveResult(best_value, outcome, margin, values, best, line, self.nodes,
                            time.perf_counter() - start)
+
+
+def _forced(state: DominoState) -> None:
+    """Play the draws and passes of ``state`` until a placement is legal or the game ends."""
+    while not state.is_terminal:
+        acts = state.legal_actions()
+        if acts[0] < state.variant.draw_action:
+            return
+        state.apply(acts[0])
 
 
 def solve(state: DominoState, objective: str = "margin") -> SolveResult:
