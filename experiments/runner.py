@@ -54,6 +54,7 @@ import datetime as _dt
 import functools
 import io
 import json
+import numbers
 import os
 import re
 import signal
@@ -102,8 +103,9 @@ def _kind_of(value) -> str:
 def check_int(name: str, value, low: Optional[int] = None, high: Optional[int] = None) -> int:
     """``value`` as an int within ``[low, high]``, or one line naming ``name``.  Floats,
     strings and true/false are refused (a config's ``games = 10.5`` is not ten games)."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise PipslabError(f"{name} must be a whole number, got {_kind_of(value)} {_show(value)}")
+    value = int(value)
     if low is not None and value < low:
         raise PipslabError(f"{name} must be at least {low:,}, got {value:,}")
     if high is not None and value > high:
