@@ -563,7 +563,7 @@ class Run:
             return
         for name in ("SIGTERM", "SIGHUP"):
             sig = getattr(signal, name, None)
-            if sig is None:
+            if sig is None or signal.getsignal(sig) == signal.SIG_IGN:   # nohup: a hangup stays ignored
                 continue
             try:
                 previous = signal.signal(sig, _raise_interrupt)
