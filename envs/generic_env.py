@@ -9,9 +9,11 @@ Contract
 --------
 * **Arguments**: ``game`` (a name in ``GAMES`` or a :class:`~pipslab.envs.game.Game`);
   ``learner_seat=0``; ``opponents`` — an agent, an agent name (default ``"random"``) or
-  one entry per seat (the learner's ignored); ``render_mode=None|"ansi"``;
-  ``illegal_action="raise"|"lose"``; ``options`` and any other keyword: the game's options
-  (checked by the game: an unknown one is refused).
+  one entry per seat (the learner's ignored; ``opponent=`` is the deprecated old name);
+  ``render_mode=None|"ansi"``; ``illegal_action="raise"|"lose"``; ``reveal=False``
+  (debugging: ``info["position"]`` and the render show hidden state); ``options`` and any
+  other keyword: the game's options (checked by the game: an unknown one is refused).
+  The plumbing is :class:`pipslab.envs.base_env.SeatEnv`'s, shared by every env.
 * **Action space**: ``Discrete(game.actions(options))``, the game's action ids.
 * **Observation**: ``{"observation": float32[size], "action_mask": int8[actions]}`` where
   the vector is the game's :class:`~pipslab.envs.game.Encoder` of the learner's view
@@ -24,141 +26,77 @@ Contract
   chance outcome and feeds the opponents, so a seed and the learner's actions fix the
   whole trajectory.
 * ``info``: ``action_mask``, ``legal_actions`` and, at the end, ``outcome`` (the game's
-  :class:`~pipslab.envs.game.Outcome`).
+  :class:`~pipslab.envs.game.Outcome`); with ``reveal=True`` also ``position`` (games with
+  a notation).
+* **Render** (``"ansi"``): the game's ``render``; when it takes a ``viewer`` keyword (a game
+  with hidden information should), the learner's seat is the viewer while the game is on
+  (``viewer=None``, everything, at the end or with ``reveal=True``).
 
 Version history: v0 — first release.
 """
 from __future__ import annotations
 
+import inspect
 from typing import Optional
 
-import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
-from pipslab.envs.checks import check_action, check_choice, check_seat, require_reset, reset_options
-from pipslab.envs.errors import IllegalActionError, PipslabError, excerpt
+from pipslab.envs.base_env import UNSET, SeatEnv, opponents_argument
+from pipslab.envs.checks import check_seat
+from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES, Game
-from pipslab.envs.observation import Observation
-from pipslab.envs.opponents import is_agent, resolve_opponent
 
 
-class GameEnv(gym.Env):
+class GameEnv(SeatEnv):
     """One learner seat of any registered game (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
-
     def __init__(self, game, learner_seat: int = 0, opponents=None, render_mode: Optional[str] = None,
-                 illegal_action: str = "raise", options: Optional[dict] = None, **game_options):
+                 illegal_action: str = "raise", options: Optional[dict] = None, reveal: bool = False, *,
+                 opponent=UNSET, **game_options):
+        opponents = opponents_argument(opponents, opponent)
         self.game = GAMES.get_game(game) if isinstance(game, str) else game
         if not isinstance(self.game, Game):
             raise PipslabError(f"GameEnv plays a Game definition, got {type(self.game).__name__}")
         given = dict(options or {})
         given.update(game_options)
         self.options = self.game.resolve(given)
-        self.players = self.game.players(self.options)
-        self.learner_seat = check_seat("learner_seat", learner_seat, self.players)
-        self.illegal_action = check_choice("illegal_action", illegal_action, ("raise", "lose"))
-        self.render_mode = check_choice("render_mode", render_mode, (None, "ansi"))
+        players = self.game.players(self.options)
+        check_seat("learner_seat", learner_seat, players)
         self.encoder = self.game.observation_encoder(self.options)
-        self.num_actions = self.game.actions(self.options)
-        self.action_space = spaces.Discrete(self.num_actions)
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(self.encoder.low, self.encoder.high, shape=(self.encoder.size,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
-        })
-        if opponents is None or isinstance(opponents, str) or is_agent(opponents):
-            opponents = [opponents] * self.players
-        if not isinstance(opponents, (list, tuple)):
-            raise PipslabError(f"opponents: give an agent, an agent name or a list of {self.players} (one per "
-                               f"seat), got {excerpt(opponents)} ({type(opponents).__name__})")
-        opponents = list(opponents)
-        if len(opponents) != self.players:
-            raise PipslabError(f"opponents: give one agent or a list of {self.players} (one per seat), "
-                               f"got {len(opponents)}")
-        self.seat_agents = [None if s == self.learner_seat else resolve_opponent(o, self.game.name)
-                            for s, o in enumerate(opponents)]
-        self.state = None
-        self._forfeit = False
+        self.reset_keys = ("position",) if self.game.parse_position is not None else ()
+        self._setup(players=players, num_actions=self.game.actions(self.options), obs_size=self.encoder.size,
+                    obs_low=self.encoder.low, obs_high=self.encoder.high, learner_seat=learner_seat,
+                    opponents=opponents, render_mode=render_mode, illegal_action=illegal_action,
+                    reveal=reveal, agent_game=self.game.name)
 
-    # ------------------------------------------------------------------ helpers
-    def _over(self) -> bool:
-        return self._forfeit or self.state.is_terminal
+    # ------------------------------------------------------------------ hooks
+    def new_state(self):
+        return self.game.new_state(self.np_random, self.options)
 
-    def _mask(self) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        s = self.state
-        if not self._over() and not s.is_chance and s.current_player == self.learner_seat:
-            mask[list(s.legal_actions())] = 1
-        return mask
+    def state_from_position(self, text: str, options: dict):
+        return self.game.parse(text, self.options, self.np_random)
 
-    def action_masks(self) -> np.ndarray:
-        """The learner's legal-action mask (sb3-contrib's MaskablePPO convention)."""
-        require_reset(self.state, "action_masks()")
-        return self._mask().astype(bool)
+    def encode(self) -> np.ndarray:
+        return self.encoder.encode(self.state.observe(self.learner_seat))
 
-    def _obs(self):
-        x = np.asarray(self.encoder.encode(self.state.observe(self.learner_seat)), dtype=np.float32)
-        return {"observation": x, "action_mask": self._mask()}
+    def end_info(self) -> dict:
+        return {"outcome": self.game.outcome(self.state)}
 
-    def _info(self, **extra):
-        mask = self._mask()
-        info = {"action_mask": mask, "legal_actions": [int(a) for a in np.flatnonzero(mask)]}
-        if self.state.is_terminal:
-            info["outcome"] = self.game.outcome(self.state)
-        info.update(extra)
-        return info
+    def revealed_info(self) -> dict:
+        if self.game.format_position is None:
+            return {}
+        return {"position": self.game.format(self.state)}
 
-    def _advance(self) -> None:
-        """Roll the chance outcomes and let the other seats play until the learner must act."""
-        s, rng = self.state, self.np_random
-        while not s.is_terminal:
-            if s.is_chance:
-                s.apply_chance(rng)
-                continue
-            p = s.current_player
-            if p == self.learner_seat:
-                return
-            agent = self.seat_agents[p]
-            obs = Observation(p, s.observe(p), s.legal_actions(), self.num_actions,
-                              s.clone() if agent.sees_hidden_state else None)
-            s.apply(agent.act(obs, rng))
+    def render_text(self) -> str:
+        render = self.game.render
+        if _takes_viewer(render):
+            shown = self.reveal or self.state.is_terminal
+            return render(self.state, viewer=None if shown else self.learner_seat)
+        return render(self.state)
 
-    # ------------------------------------------------------------------ gym API
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        options = reset_options(options, ("position",) if self.game.parse_position is not None else ())
-        super().reset(seed=seed)
-        self._forfeit = False
-        if options.get("position"):
-            self.state = self.game.parse(options["position"], self.options, self.np_random)
-        else:
-            self.state = self.game.new_state(self.np_random, self.options)
-        for seat, agent in enumerate(self.seat_agents):
-            if agent is not None:
-                agent.reset(seat)
-        self._advance()
-        return self._obs(), self._info()
 
-    def step(self, action):
-        if self.state is None:
-            raise PipslabError("call reset() before step()")
-        if self._over():
-            raise PipslabError("the episode is over: call reset()")
-        action = check_action(action, self.num_actions)
-        if not self._mask()[action]:
-            if self.illegal_action == "raise":
-                legal = [int(a) for a in np.flatnonzero(self._mask())]
-                raise IllegalActionError(f"action {action} is not legal here; legal: {legal}")
-            self._forfeit = True
-            return self._obs(), -1.0, True, False, self._info(illegal_action=True)
-        self.state.apply(action)
-        self._advance()
-        done = self.state.is_terminal
-        reward = float(self.state.returns()[self.learner_seat]) if done else 0.0
-        return self._obs(), reward, done, False, self._info()
-
-    def render(self):
-        if self.render_mode == "ansi":
-            require_reset(self.state, "render()")
-            return self.game.render(self.state)
-        return None
+def _takes_viewer(fn) -> bool:
+    try:
+        return "viewer" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False

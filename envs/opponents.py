@@ -5,7 +5,8 @@ The envs need nothing of an agent but ``act(observation, rng)``, ``reset(seat)``
 envs → agents → experiments).  A *name* (``"heaviest"``, ``"pimc:samples=50"``) is turned
 into an agent by the factory that :mod:`pipslab.agents` installs here when it is imported
 (``import pipslab`` imports it), so ``gymnasium.make("pipslab/HappyDominoes-v0",
-opponent="heaviest")`` keeps working.
+opponents="heaviest")`` keeps working.  Every env takes them as ``opponents=`` (one for
+every other seat, or one per seat; :mod:`pipslab.envs.base_env`).
 """
 from __future__ import annotations
 

@@ -2,10 +2,13 @@
 
 Contract
 --------
-* **Arguments**: ``mode="block"|"draw"``; ``learner_seat=0``; ``opponent`` — an agent
-  (``pipslab.agents.base.Agent``) or an agent name (default ``"random"``) playing every other seat;
-  ``render_mode=None|"ansi"``; ``illegal_action="raise"|"lose"``; ``auto_forced=False`` —
-  when True, the learner's forced moves (a single legal action) are played for it.
+* **Arguments**: ``mode="block"|"draw"``; ``learner_seat=0``; ``opponents`` — an agent
+  (``pipslab.agents.base.Agent``) or an agent name (default ``"random"``) playing the other
+  seat, or a list with one per seat (the learner's entry ignored); ``opponent=`` is its
+  deprecated old name (it warns); ``render_mode=None|"ansi"``;
+  ``illegal_action="raise"|"lose"``; ``auto_forced=False`` — when True, the learner's
+  forced moves (a single legal action) are played for it; ``reveal=False`` — debugging
+  only: ``info["position"]`` and the render show the hidden tiles.
 * **Action space**: ``Discrete(58)`` — ``tile * 2 + end`` places tile ``tile`` (0..27,
   ``pipslab.envs.dominoes.tiles.TILES``) at the left (0) or right (1) end, 56 is DRAW, 57 is PASS.
 * **Observation**: ``{"observation": float32[111], "action_mask": int8[58]}``.  The same
@@ -34,28 +37,29 @@ Contract
   position (``pipslab.envs.dominoes.notation``); otherwise a fresh deal from ``self.np_random``.
   The opponent's choices also draw from ``self.np_random``, so a seed and the learner's
   actions fix the whole trajectory.
-* ``info``: ``action_mask``, ``legal_actions``, ``position`` (the full position string — it
-  shows hidden tiles, for logging only), and at the end ``result`` (winner, blocked,
-  pips_left).
+* ``info``: ``action_mask``, ``legal_actions``, and at the end ``result`` (winner, blocked,
+  pips_left per seat — the hands are counted at the end).  Nothing hidden: with
+  ``reveal=True`` also ``position`` (the full position string, every hand and the
+  boneyard; for debugging).
+* **Render** (``"ansi"``): the table, the learner's hand, the other hand's size and the
+  boneyard's size; every hand once the game is over; every hand always with ``reveal=True``.
 
-Version history: v0 — first release.
+Version history: v0 — first release (``info["position"]`` only with ``reveal=True`` since
+the hidden-information fix; ``opponent=`` renamed ``opponents=``).
 
 The env plumbing (masks, opponents per seat, reset from a position, illegal actions,
-rendering) lives in :class:`DominoEnvBase`, shared with ``pipslab/TroshinDominoes-v0``
+info, rendering) lives in :class:`pipslab.envs.base_env.SeatEnv` (every env's base) and
+:class:`DominoEnvBase` (the domino envs'), shared with ``pipslab/TroshinDominoes-v0``
 (``pipslab.envs.dominoes.troshin_env``) and ``pipslab/TripleDominoes-v0`` (``pipslab.envs.dominoes.triple_env``).
 """
 from __future__ import annotations
 
 from typing import Optional
 
-import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
-from pipslab.envs.checks import check_action, check_choice, check_flag, check_seat, require_reset, reset_options
-from pipslab.envs.errors import IllegalActionError, PipslabError, excerpt
-from pipslab.envs.observation import Observation
-from pipslab.envs.opponents import is_agent, resolve_opponent
+from pipslab.envs.base_env import UNSET, SeatEnv, opponents_argument
+from pipslab.envs.errors import IllegalActionError, PipslabError
 
 from .engine import DominoView, deal
 from .notation import format_position, parse_position, render
@@ -96,63 +100,40 @@ def encode_view(view: DominoView) -> np.ndarray:
     return x
 
 
-class DominoEnvBase(gym.Env):
-    """One learner seat of a domino game; the other seats are played by agents.
+class DominoEnvBase(SeatEnv):
+    """One learner seat of a domino game; the other seats are played by agents
+    (:class:`pipslab.envs.base_env.SeatEnv`: ``opponents``, masks, reset, illegal actions,
+    the hidden-information rule of ``info`` and ``render``).
 
     Subclasses set ``game`` (the agent registry's name), ``obs_size`` and implement
-    :meth:`encode` (a view -> float32 vector in [0, 1]); they may override
+    :meth:`encode_view` (a view -> float32 vector in [0, 1]); they may override
     :meth:`new_state` (a fresh deal from ``self.np_random``), :meth:`parse` (a position
-    string) and :meth:`extra_info`.
+    string) and :meth:`extra_info` (public facts only).
 
-    ``opponents``: an agent, an agent name, or a list with one entry per seat (the
-    learner's entry is ignored; ``None`` entries mean ``"random"``).  A name makes a fresh
-    agent per seat (``pipslab.envs.opponents``: the factory pipslab.agents installs); one
-    agent object given for several seats plays all of them.
+    ``info`` never holds another seat's tiles nor the boneyard's while the game is on
+    (``position``, the full position string, only with ``reveal=True``); the ``ansi``
+    render shows the learner's hand and the other hands' sizes, and every hand once the
+    game is over (they are turned up and counted), the boneyard's size only.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
     game = "happy"
     obs_size = OBS_SIZE
 
     def __init__(self, variant: Variant, learner_seat: int = 0, opponents=None,
                  render_mode: Optional[str] = None, illegal_action: str = "raise",
-                 auto_forced: bool = False):
+                 auto_forced: bool = False, reveal: bool = False, *, opponent=UNSET):
+        opponents = opponents_argument(opponents, opponent)
         self.variant = variant
-        self.learner_seat = check_seat("learner_seat", learner_seat, variant.players)
-        self.illegal_action = check_choice("illegal_action", illegal_action, ("raise", "lose"))
-        self.auto_forced = check_flag("auto_forced", auto_forced)
-        self.render_mode = check_choice("render_mode", render_mode, (None, "ansi"))
-        self.seat_agents = self._make_opponents(opponents)
-        k = variant.num_actions
-        self.action_space = spaces.Discrete(k)
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, shape=(self.obs_size,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, shape=(k,), dtype=np.int8),
-        })
-        self.state = None
-        self._forfeit = False
-
-    def _make_opponents(self, opponents):
-        n = self.variant.players
-        if opponents is None or isinstance(opponents, str) or is_agent(opponents):
-            opponents = [opponents] * n
-        if not isinstance(opponents, (list, tuple)):
-            raise PipslabError(f"opponents: give an agent, an agent name or a list of {n} (one per seat), "
-                               f"got {excerpt(opponents)} ({type(opponents).__name__})")
-        opponents = list(opponents)
-        if len(opponents) != n:
-            raise PipslabError(f"opponents: give one agent or a list of {n} (one per seat), got {len(opponents)}")
-        seats = []
-        for seat, opp in enumerate(opponents):
-            if seat == self.learner_seat:
-                seats.append(None)
-                continue
-            seats.append(resolve_opponent(opp, self.game))
-        return seats
+        self._setup(players=variant.players, num_actions=variant.num_actions, obs_size=self.obs_size,
+                    learner_seat=learner_seat, opponents=opponents, render_mode=render_mode,
+                    illegal_action=illegal_action, reveal=reveal, agent_game=self.game, auto_forced=auto_forced)
 
     # ------------------------------------------------------------------ hooks
-    def encode(self, view) -> np.ndarray:
+    def encode_view(self, view) -> np.ndarray:
         raise NotImplementedError
+
+    def encode(self) -> np.ndarray:
+        return self.encode_view(self.state.observe(self.learner_seat))
 
     def new_state(self):
         return deal(self.variant, self.np_random)
@@ -163,96 +144,28 @@ class DominoEnvBase(gym.Env):
             raise PipslabError(f"position is {state.variant.name} but this env plays {self.variant.name}")
         return state
 
+    def state_from_position(self, text: str, options: dict):
+        return self.parse(text)
+
     def extra_info(self) -> dict:
         return {}
 
-    # ------------------------------------------------------------------ helpers
-    def _mask(self) -> np.ndarray:
-        mask = np.zeros(self.variant.num_actions, dtype=np.int8)
-        if not self._over() and self.state.current_player == self.learner_seat:
-            mask[self.state.legal_actions()] = 1
-        return mask
+    def public_info(self) -> dict:
+        return self.extra_info()
 
-    def _over(self) -> bool:
-        return self._forfeit or self.state.is_terminal
+    def revealed_info(self) -> dict:
+        return {"position": format_position(self.state)}
 
-    def action_masks(self) -> np.ndarray:
-        """The legal-action mask of the learner (sb3-contrib's MaskablePPO convention)."""
-        require_reset(self.state, "action_masks()")
-        return self._mask().astype(bool)
-
-    def _obs(self):
-        return {"observation": self.encode(self.state.observe(self.learner_seat)),
-                "action_mask": self._mask()}
-
-    def _info(self, **extra):
-        mine = not self._over() and self.state.current_player == self.learner_seat
-        info = {"action_mask": self._mask(),
-                "legal_actions": self.state.legal_actions() if mine else [],
-                "position": format_position(self.state)}
-        info.update(self.extra_info())
-        if self.state.is_terminal:
-            info["result"] = self.state.result()
-        info.update(extra)
-        return info
-
-    def _reward(self) -> float:
-        return float(self.state.returns()[self.learner_seat]) if self.state.is_terminal else 0.0
-
-    def _advance(self) -> None:
-        """Let the other seats (and, if asked, forced learner moves) play until the learner must choose."""
-        s = self.state
-        while not s.is_terminal:
-            p = s.current_player
-            if p != self.learner_seat:
-                agent = self.seat_agents[p]
-                obs = Observation(p, s.observe(p), s.legal_actions(), self.variant.num_actions,
-                                  s.clone() if agent.sees_hidden_state else None)
-                s.apply(agent.act(obs, self.np_random))
-                continue
-            if self.auto_forced:
-                legal = s.legal_actions()
-                if len(legal) == 1:
-                    s.apply(legal[0])
-                    continue
-            break
-
-    # ------------------------------------------------------------------ gym API
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        options = reset_options(options, ("position",))
-        super().reset(seed=seed)
-        self._forfeit = False
-        if "position" in options:
-            self.state = self.parse(options["position"])
-        else:
-            self.state = self.new_state()
-        for seat, agent in enumerate(self.seat_agents):
-            if agent is not None:
-                agent.reset(seat)
-        self._advance()
-        return self._obs(), self._info()
-
-    def step(self, action):
-        if self.state is None:
-            raise PipslabError("call reset() before step()")
-        if self._over():
-            raise PipslabError("the episode is over: call reset()")
-        action = check_action(action, self.variant.num_actions)
+    def illegal_action_error(self, action: int) -> IllegalActionError:
         try:
-            self.state.apply(action)
-        except IllegalActionError:
-            if self.illegal_action == "raise":
-                raise
-            self._forfeit = True
-            return self._obs(), -1.0, True, False, self._info(illegal_action=True)
-        self._advance()
-        return self._obs(), self._reward(), self.state.is_terminal, False, self._info()
+            self.state.clone().apply(action)      # the engine's message names the legal actions
+        except IllegalActionError as err:
+            return err
+        return super().illegal_action_error(action)   # pragma: no cover
 
-    def render(self):
-        if self.render_mode == "ansi":
-            require_reset(self.state, "render()")
-            return render(self.state, viewer=None)
-        return None
+    def render_text(self) -> str:
+        shown = self.reveal or self.state.is_terminal
+        return render(self.state, viewer=None if shown else self.learner_seat)
 
 
 class HappyDominoesEnv(DominoEnvBase):
@@ -261,16 +174,13 @@ class HappyDominoesEnv(DominoEnvBase):
     game = "happy"
     obs_size = OBS_SIZE
 
-    def __init__(self, mode: str = "block", learner_seat: int = 0, opponent=None,
+    def __init__(self, mode: str = "block", learner_seat: int = 0, opponents=None,
                  render_mode: Optional[str] = None, illegal_action: str = "raise",
-                 auto_forced: bool = False):
-        check_seat("learner_seat", learner_seat, 2)
-        if not (opponent is None or isinstance(opponent, str) or is_agent(opponent)):
-            raise PipslabError(f"opponent must be an agent or an agent name, got {excerpt(opponent)} "
-                               f"({type(opponent).__name__})")
-        super().__init__(happy(mode), learner_seat=learner_seat, opponents=opponent,
-                         render_mode=render_mode, illegal_action=illegal_action, auto_forced=auto_forced)
-        self.opponent = self.seat_agents[1 - self.learner_seat]
+                 auto_forced: bool = False, reveal: bool = False, *, opponent=UNSET):
+        opponents = opponents_argument(opponents, opponent)
+        super().__init__(happy(mode), learner_seat=learner_seat, opponents=opponents,
+                         render_mode=render_mode, illegal_action=illegal_action, auto_forced=auto_forced,
+                         reveal=reveal)
 
-    def encode(self, view) -> np.ndarray:
+    def encode_view(self, view) -> np.ndarray:
         return encode_view(view)

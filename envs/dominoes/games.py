@@ -38,8 +38,9 @@ def _events_columns(state) -> Dict[str, Any]:
     return {"blocked": blocked, "passes": passes, "draws": draws}
 
 
-def _render(state) -> str:
-    return render(state)
+def _render(state, viewer=None) -> str:
+    """The table as text; hands other than ``viewer``'s are hidden (None: every hand shown)."""
+    return render(state, viewer)
 
 
 def _action_name(state, action: int) -> str:

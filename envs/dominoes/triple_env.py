@@ -4,8 +4,9 @@ Contract
 --------
 * **Arguments**: ``players=2|3|4``; ``learner_seat=0``; ``opponents`` — an agent, an agent
   name, or a list with one per seat (the learner's entry is ignored), default
-  ``"random"``; ``render_mode=None|"ansi"``; ``illegal_action="raise"|"lose"``;
-  ``auto_forced=False``.
+  ``"random"`` (``opponent=``: the deprecated old name, it warns);
+  ``render_mode=None|"ansi"``; ``illegal_action="raise"|"lose"``; ``auto_forced=False``;
+  ``reveal=False`` (debugging: ``info["position"]`` and the render show the hidden tiles).
 * **Action space**: ``Discrete(114)`` — ``tile * 4 + end`` places tile ``tile`` (0..27) at
   end ``end``: 0 left, 1 right, 2 and 3 the spinner's two side lines; 112 is DRAW (for
   luck: up to 5 a turn, allowed whether or not a placement exists), 113 is PASS.  The mask
@@ -37,9 +38,11 @@ Contract
   the others share −1 (a tie of every seat: 0); 0 on every other step.
 * **Reset**: ``reset(seed=..., options={"position": ...})`` or a fresh deal (first player
   by lot) from ``self.np_random``, which also drives the opponents.
-* ``info``: ``action_mask``, ``legal_actions``, ``position`` (full — for logging only),
-  ``winnings`` and ``penalties`` (per seat), and at the end ``result`` (ranks, winners,
-  winnings, penalties, settlement).
+* ``info``: ``action_mask``, ``legal_actions``, ``winnings`` and ``penalties`` (per
+  seat), and at the end ``result`` (ranks, winners, winnings, penalties, settlement, pips
+  left); nothing hidden (``position``, the full position string, only with
+  ``reveal=True``).  The ``ansi`` render shows the learner's hand and the other hands'
+  sizes (every hand once the game is over, or with ``reveal=True``).
 
 Version history: v0 — first release.
 """
@@ -48,6 +51,8 @@ from __future__ import annotations
 from typing import Optional
 
 import numpy as np
+
+from pipslab.envs.base_env import UNSET, opponents_argument
 
 from .engine import DominoView
 from .env import DominoEnvBase, encode_tiles
@@ -96,11 +101,14 @@ class TripleDominoesEnv(DominoEnvBase):
     obs_size = OBS_SIZE
 
     def __init__(self, players: int = 2, learner_seat: int = 0, opponents=None,
-                 render_mode: Optional[str] = None, illegal_action: str = "raise", auto_forced: bool = False):
+                 render_mode: Optional[str] = None, illegal_action: str = "raise", auto_forced: bool = False,
+                 reveal: bool = False, *, opponent=UNSET):
+        opponents = opponents_argument(opponents, opponent)
         super().__init__(triple(players), learner_seat=learner_seat, opponents=opponents,
-                         render_mode=render_mode, illegal_action=illegal_action, auto_forced=auto_forced)
+                         render_mode=render_mode, illegal_action=illegal_action, auto_forced=auto_forced,
+                         reveal=reveal)
 
-    def encode(self, view) -> np.ndarray:
+    def encode_view(self, view) -> np.ndarray:
         return encode_triple_view(view)
 
     def extra_info(self) -> dict:

@@ -6,8 +6,10 @@ Contract
   1+3); ``match=False`` — when True an episode is a whole match to 100 (hand after hand,
   each dealt afresh), otherwise a single hand; ``learner_seat=0``; ``opponents`` — an agent
   (``pipslab.agents.base.Agent``), an agent name, or a list with one per seat (the learner's entry
-  is ignored), default ``"random"`` — the partner in pairs is one of them;
-  ``render_mode=None|"ansi"``; ``illegal_action="raise"|"lose"``; ``auto_forced=False``.
+  is ignored), default ``"random"`` — the partner in pairs is one of them (``opponent=``:
+  the deprecated old name, it warns); ``render_mode=None|"ansi"``;
+  ``illegal_action="raise"|"lose"``; ``auto_forced=False``; ``reveal=False`` (debugging:
+  ``info["position"]`` and the render show the hidden tiles).
 * **Action space**: ``Discrete(58)`` — ``tile * 2 + end`` places tile ``tile`` (0..27,
   ``pipslab.envs.dominoes.tiles.TILES``) at the left (0) or right (1) end; 56 is DRAW (one tile
   from the boneyard; the turn goes on), 57 is PASS.  The mask holds the placements when
@@ -40,10 +42,12 @@ Contract
 * **Reset**: ``reset(seed=..., options={"position": "<position string>"})`` (a ``match=``
   field starts mid-match); otherwise a fresh deal (redealt when a hand calls for it) from
   ``self.np_random``, which also drives the opponents and the match's later deals.
-* ``info``: ``action_mask``, ``legal_actions``, ``position`` (full, hidden tiles included —
-  for logging only), ``points`` (per seat: the hand's Troshin points, or in a match the
+* ``info``: ``action_mask``, ``legal_actions``, ``points`` (per seat: the hand's Troshin points, or in a match the
   cumulative score of each seat's side), in a match ``scores`` (per side), ``hands`` and
-  ``hand_points``, and at the end ``result``.
+  ``hand_points``, and at the end ``result``; nothing hidden (``position``, the full
+  position string, only with ``reveal=True``).  The ``ansi`` render shows the learner's
+  hand and the other hands' sizes (every hand once the game is over, or with
+  ``reveal=True``), never the boneyard's tiles.
 
 Version history: v0 — first release.
 """
@@ -53,6 +57,7 @@ from typing import Optional
 
 import numpy as np
 
+from pipslab.envs.base_env import UNSET, opponents_argument
 from pipslab.envs.checks import check_flag
 from pipslab.envs.errors import PipslabError
 
@@ -102,12 +107,14 @@ class TroshinDominoesEnv(DominoEnvBase):
 
     def __init__(self, players: int = 2, pairs: bool = False, match: bool = False, learner_seat: int = 0,
                  opponents=None, render_mode: Optional[str] = None, illegal_action: str = "raise",
-                 auto_forced: bool = False):
+                 auto_forced: bool = False, reveal: bool = False, *, opponent=UNSET):
+        opponents = opponents_argument(opponents, opponent)
         self.match = check_flag("match", match)
         super().__init__(troshin(players, pairs), learner_seat=learner_seat, opponents=opponents,
-                         render_mode=render_mode, illegal_action=illegal_action, auto_forced=auto_forced)
+                         render_mode=render_mode, illegal_action=illegal_action, auto_forced=auto_forced,
+                         reveal=reveal)
 
-    def encode(self, view) -> np.ndarray:
+    def encode_view(self, view) -> np.ndarray:
         return encode_troshin_view(view)
 
     def new_state(self):

@@ -83,7 +83,7 @@ def test_tesauro_encoding():
 def test_render_function_and_opponent_agent():
     from pipslab.agents import make_agent
 
-    env = BackgammonEnv(opponent=make_agent("random", "backgammon"), render_mode="ansi")
+    env = BackgammonEnv(opponents=make_agent("random", "backgammon"), render_mode="ansi")
     _play(env, 1)
     text = render(env.state)
     assert "wins" in text

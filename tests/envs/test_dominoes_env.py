@@ -20,7 +20,7 @@ def test_check_env_passes(mode):
 
 @pytest.mark.parametrize("mode", ["block", "draw"])
 def test_mask_equals_legal_actions_and_episodes_end(mode):
-    env = HappyDominoesEnv(mode=mode, opponent="heaviest")
+    env = HappyDominoesEnv(mode=mode, opponents="heaviest")
     assert env.obs_size == OBS_SIZE
     rewards, _ = run_episodes(env, 200, max_steps=100)
     assert set(rewards) <= {-1.0, 0.0, 1.0}
@@ -28,7 +28,7 @@ def test_mask_equals_legal_actions_and_episodes_end(mode):
 
 def test_same_seed_and_actions_give_the_same_trajectory():
     def trajectory(seed):
-        env = HappyDominoesEnv(mode="draw")
+        env = HappyDominoesEnv(mode="draw", reveal=True)   # reveal: info["position"] is the full position
         obs, info = env.reset(seed=seed)
         out = [info["position"]]
         done = False
@@ -84,7 +84,7 @@ def test_bad_arguments_are_clear_errors():
     with pytest.raises(PipslabError, match="illegal_action"):
         HappyDominoesEnv(illegal_action="ignore")
     with pytest.raises(PipslabError, match="unknown agent"):
-        HappyDominoesEnv(opponent="grandmaster")
+        HappyDominoesEnv(opponents="grandmaster")
     with pytest.raises(PipslabError, match="learner_seat"):
         HappyDominoesEnv(learner_seat=2)
 
@@ -113,7 +113,7 @@ def test_opponent_can_be_an_agent_object():
             return action
 
     agent.__class__ = Spy
-    env = HappyDominoesEnv(mode="draw", opponent=agent)
+    env = HappyDominoesEnv(mode="draw", opponents=agent)
     assert env.opponent is agent
     for seed in range(5):
         moves.clear()

@@ -764,7 +764,7 @@ def test_bad_backgammon_reset_options(options, match):
 
 
 CONSTRUCTOR = [
-    (lambda: HappyDominoesEnv(opponent=5), "opponent"),
+    (lambda: HappyDominoesEnv(opponents=5), "opponents"),
     (lambda: HappyDominoesEnv(learner_seat=True), "learner_seat"),
     (lambda: HappyDominoesEnv(learner_seat=1.0), "learner_seat"),
     (lambda: HappyDominoesEnv(auto_forced="no"), "auto_forced"),
@@ -779,10 +779,10 @@ CONSTRUCTOR = [
     (lambda: TroshinDominoesEnv(opponents=["random"]), "opponents"),
     (lambda: TripleDominoesEnv(players=2.0), "players"),
     (lambda: TripleDominoesEnv(learner_seat=2), "learner_seat"),
-    (lambda: BackgammonEnv(opponent=5), "opponent"),
+    (lambda: BackgammonEnv(opponents=5), "opponents"),
     (lambda: BackgammonEnv(learner_seat=True), "learner_seat"),
     (lambda: BackgammonEnv(gammons="no"), "gammons"),
-    (lambda: BackgammonEnv(opponent="grandmaster"), "unknown agent"),
+    (lambda: BackgammonEnv(opponents="grandmaster"), "unknown agent"),
     (lambda: BackgammonEnv(illegal_action=None), "illegal_action"),
     (lambda: GameEnv("happy", opponents=5), "opponents"),
     (lambda: GameEnv("happy", learner_seat=False), "learner_seat"),

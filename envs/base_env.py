@@ -1,0 +1,267 @@
+"""The one base of pipslab's Gymnasium adapters: :class:`SeatEnv`.
+
+Every env plays **one learner seat**; the other seats are played by agents given to the
+env.  What they all share lives here, so each adapter keeps only its game's specifics:
+
+* **Arguments** (every env): ``learner_seat=0``; ``opponents`` — the agents of the other
+  seats: one agent (``act(observation, rng)``, see :mod:`pipslab.agents.base`) or agent
+  name (``"heaviest"``, ``"pimc:samples=50"``) for every other seat, or a list (or tuple)
+  with one entry per seat, the learner's entry ignored.  ``None`` (the default, also as a
+  list entry) means ``"random"``.  A name makes a fresh agent per seat; one agent object
+  given for several seats plays all of them.  ``opponent=`` is the old name of the same
+  argument: it still works and warns (``DeprecationWarning``).  ``render_mode=None|"ansi"``;
+  ``illegal_action="raise"|"lose"``; ``reveal=False`` (see below).
+* **Observation**: ``{"observation": float32[size], "action_mask": int8[actions]}``
+  (PettingZoo's convention) from the learner's seat; the same mask is
+  ``info["action_mask"]``, and :meth:`SeatEnv.action_masks` gives it as booleans
+  (sb3-contrib's MaskablePPO convention).  The mask is all zero once the episode is over.
+* **Reset**: ``reset(seed=..., options={"position": "..."})``; ``self.np_random`` is the
+  only randomness (deals, dice, the other seats' choices), so a seed and the learner's
+  actions fix the whole trajectory.  Options are checked by :mod:`pipslab.envs.checks`.
+* **Step**: the action is checked (:func:`~pipslab.envs.checks.check_action`); an illegal
+  one raises :class:`~pipslab.envs.errors.IllegalActionError` (``illegal_action="raise"``)
+  or ends the episode with the env's worst reward and ``info["illegal_action"] = True``
+  (``"lose"``).  Then the other seats (and chance) play until the learner must choose.
+* **info**: ``action_mask``, ``legal_actions`` (the learner's, empty when it is not its
+  turn), the env's public extras, and at the end the game's result.
+* **Hidden information**: neither ``info`` nor the ``ansi`` render shows what the
+  learner's seat cannot see — the tiles in other seats' hands, the boneyard's tiles or
+  order — while the game is on.  At the end the hands are turned up and counted (RULES):
+  the result's pips left per seat are public, and the render shows the hands.  The
+  boneyard is never shown.  ``reveal=True`` is for debugging: the render shows every hand
+  and ``info["position"]`` carries the full position string (every hand, the boneyard in
+  draw order).
+
+Subclasses call :meth:`SeatEnv._setup` from their ``__init__`` and implement
+:meth:`new_state`, :meth:`encode`; they may override :meth:`state_from_position`,
+:meth:`check_reset_options`, :meth:`public_info`, :meth:`end_info`, :meth:`revealed_info`,
+:meth:`render_text`, :meth:`resolve_agent`, :meth:`illegal_action_error` and
+:attr:`illegal_penalty`.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Optional, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .checks import check_action, check_choice, check_flag, check_seat, require_reset, reset_options
+from .errors import IllegalActionError, PipslabError, excerpt
+from .observation import Observation
+from .opponents import is_agent, resolve_opponent
+
+__all__ = ["SeatEnv", "UNSET", "opponents_argument"]
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET = _Unset()   # "argument not given" (None is a meaningful opponents value)
+
+
+def opponents_argument(opponents, opponent=UNSET, stacklevel: int = 3):
+    """The ``opponents`` value of a constructor that also takes the deprecated ``opponent``."""
+    if opponent is UNSET:
+        return opponents
+    warnings.warn("the opponent= argument is deprecated: use opponents= (one agent or name for every "
+                  "other seat, or a list with one per seat)", DeprecationWarning, stacklevel=stacklevel)
+    if opponents is not None:
+        raise PipslabError("give opponents= only (opponent= is its deprecated old name), not both")
+    return opponent
+
+
+class SeatEnv(gym.Env):
+    """One learner seat of a game; the other seats are played by agents (module docstring)."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    #: the keys ``reset(options=...)`` takes
+    reset_keys: Sequence[str] = ("position",)
+    #: the reward of an episode lost to an illegal action (``illegal_action="lose"``)
+    illegal_penalty: float = -1.0
+
+    # ------------------------------------------------------------------ construction
+    def _setup(self, *, players: int, num_actions: int, obs_size: int, learner_seat, opponents,
+               render_mode, illegal_action, reveal, agent_game: str, obs_low=0.0, obs_high=1.0,
+               auto_forced=False) -> None:
+        self.players = players
+        self.num_actions = num_actions
+        self.learner_seat = check_seat("learner_seat", learner_seat, players)
+        self.illegal_action = check_choice("illegal_action", illegal_action, ("raise", "lose"))
+        self.render_mode = check_choice("render_mode", render_mode, (None, "ansi"))
+        self.reveal = check_flag("reveal", reveal)
+        self.auto_forced = check_flag("auto_forced", auto_forced)
+        self.agent_game = agent_game
+        self.seat_agents = self._make_seat_agents(opponents)
+        self.action_space = spaces.Discrete(num_actions)
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(obs_low, obs_high, shape=(obs_size,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(num_actions,), dtype=np.int8),
+        })
+        self.state = None
+        self._forfeit = False
+
+    def _make_seat_agents(self, opponents) -> list:
+        n = self.players
+        if opponents is None or isinstance(opponents, str) or is_agent(opponents):
+            opponents = [opponents] * n
+        if not isinstance(opponents, (list, tuple)):
+            raise PipslabError(f"opponents: give an agent, an agent name or a list of {n} (one per seat), "
+                               f"got {excerpt(opponents)} ({type(opponents).__name__})")
+        opponents = list(opponents)
+        if len(opponents) != n:
+            raise PipslabError(f"opponents: give one agent or a list of {n} (one per seat), got {len(opponents)}")
+        return [None if seat == self.learner_seat else self.resolve_agent(o)
+                for seat, o in enumerate(opponents)]
+
+    @property
+    def opponent(self):
+        """The agent of the other seat (two-player envs)."""
+        if self.players != 2:
+            raise AttributeError("opponent is the other seat's agent of a 2-player env: use seat_agents")
+        return self.seat_agents[1 - self.learner_seat]
+
+    # ------------------------------------------------------------------ hooks
+    def resolve_agent(self, spec):
+        """An opponents entry (agent, name or None) as the agent that plays its seat."""
+        return resolve_opponent(spec, self.agent_game)
+
+    def new_state(self):
+        """A fresh game from ``self.np_random``."""
+        raise NotImplementedError
+
+    def state_from_position(self, text: str, options: dict):
+        """The state of a ``reset`` position (and the other reset options)."""
+        raise NotImplementedError
+
+    def check_reset_options(self, options: dict) -> None:
+        """Check the reset options together (before the env is reseeded)."""
+
+    def encode(self) -> np.ndarray:
+        """The learner's observation vector (float32), from its seat's view only."""
+        raise NotImplementedError
+
+    def public_info(self) -> dict:
+        """The env's own ``info`` entries: public facts only (scores, dice …)."""
+        return {}
+
+    def end_info(self) -> dict:
+        """``info`` entries at the end of the game (the result)."""
+        return {"result": self.state.result()}
+
+    def revealed_info(self) -> dict:
+        """``info`` entries only ``reveal=True`` adds (hidden state, for debugging)."""
+        return {}
+
+    def render_text(self) -> str:
+        raise NotImplementedError
+
+    def illegal_action_error(self, action: int) -> IllegalActionError:
+        legal = [int(a) for a in np.flatnonzero(self._mask())]
+        return IllegalActionError(f"action {action} is not legal here; legal: {legal}")
+
+    # ------------------------------------------------------------------ helpers
+    def _over(self) -> bool:
+        return self._forfeit or self.state.is_terminal
+
+    def _learner_to_move(self) -> bool:
+        s = self.state
+        return not self._over() and not getattr(s, "is_chance", False) and s.current_player == self.learner_seat
+
+    def _legal(self) -> list:
+        return [int(a) for a in self.state.legal_actions()] if self._learner_to_move() else []
+
+    def _mask(self) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        legal = self._legal()
+        if legal:
+            mask[legal] = 1
+        return mask
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal-action mask as booleans (sb3-contrib's MaskablePPO convention)."""
+        require_reset(self.state, "action_masks()")
+        return self._mask().astype(bool)
+
+    def _obs(self) -> dict:
+        return {"observation": np.asarray(self.encode(), dtype=np.float32), "action_mask": self._mask()}
+
+    def _info(self, **extra) -> dict:
+        info = {"action_mask": self._mask(), "legal_actions": self._legal()}
+        info.update(self.public_info())
+        if self.state.is_terminal:
+            info.update(self.end_info())
+        if self.reveal:
+            info.update(self.revealed_info())
+        info.update(extra)
+        return info
+
+    def _reward(self) -> float:
+        return float(self.state.returns()[self.learner_seat]) if self.state.is_terminal else 0.0
+
+    def _agent_action(self, seat: int) -> int:
+        s = self.state
+        agent = self.seat_agents[seat]
+        legal = s.legal_actions()
+        obs = Observation(seat, s.observe(seat), legal, self.num_actions,
+                          s.clone() if getattr(agent, "sees_hidden_state", False) else None)
+        return agent.act(obs, self.np_random)
+
+    def _advance(self) -> None:
+        """Roll chance and let the other seats (and, with ``auto_forced``, the learner's
+        forced moves) play until the learner must choose or the game ends."""
+        s, rng = self.state, self.np_random
+        while not s.is_terminal:
+            if getattr(s, "is_chance", False):
+                s.apply_chance(rng)
+                continue
+            p = s.current_player
+            if p != self.learner_seat:
+                s.apply(self._agent_action(p))
+                continue
+            if self.auto_forced:
+                legal = s.legal_actions()
+                if len(legal) == 1:
+                    s.apply(legal[0])
+                    continue
+            return
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        options = reset_options(options, self.reset_keys)
+        self.check_reset_options(options)
+        super().reset(seed=seed)
+        self._forfeit = False
+        if options.get("position"):
+            self.state = self.state_from_position(options["position"], options)
+        else:
+            self.state = self.new_state()
+        for seat, agent in enumerate(self.seat_agents):
+            if agent is not None and callable(getattr(agent, "reset", None)):
+                agent.reset(seat)
+        self._advance()
+        return self._obs(), self._info()
+
+    def step(self, action):
+        if self.state is None:
+            raise PipslabError("call reset() before step()")
+        if self._over():
+            raise PipslabError("the episode is over: call reset()")
+        action = check_action(action, self.num_actions)
+        if not self._mask()[action]:
+            if self.illegal_action == "raise":
+                raise self.illegal_action_error(action)
+            self._forfeit = True
+            return self._obs(), float(self.illegal_penalty), True, False, self._info(illegal_action=True)
+        self.state.apply(action)
+        self._advance()
+        return self._obs(), self._reward(), self.state.is_terminal, False, self._info()
+
+    def render(self):
+        if self.render_mode == "ansi":
+            require_reset(self.state, "render()")
+            return self.render_text()
+        return None
