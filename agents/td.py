@@ -42,7 +42,7 @@ from pipslab.envs.errors import PipslabError
 
 from .backgammon import AfterstateAgent
 from .backgammon_value import finished_points, swap
-from .evaluators import BackgammonEvaluator, register_evaluator
+from .evaluators import BackgammonEvaluator, equity, register_evaluator
 from .registry import register
 
 NET_FORMAT = "pipslab-td-backgammon"
@@ -84,12 +84,6 @@ class TDNet(nn.Module):
         """``k x 5`` probabilities for the player on roll of each position (k x 26)."""
         x = torch.from_numpy(encode(rows, self.config["features"]))
         return torch.sigmoid(self.layers(x)).numpy().astype(np.float64)
-
-
-def equity(p: np.ndarray) -> np.ndarray:
-    """Cubeless equity (expected points) of ``k x 5`` probabilities."""
-    p = np.asarray(p)
-    return 2.0 * p[..., 0] - 1.0 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
 
 
 def flip(p: np.ndarray) -> np.ndarray:
