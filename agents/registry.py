@@ -268,5 +268,5 @@ _BUILTIN_MODULES = [
     "pipslab.agents.search_dominoes",
     "pipslab.agents.search_backgammon",
     "pipslab.agents.backgammon",
-    "pipslab.agents.td",
+    "pipslab.agents.neural",
 ]

@@ -22,6 +22,9 @@ file is refused with one line (:class:`~pipslab.envs.errors.PipslabError`), neve
 half-loaded.  Shipped nets live in ``agents/nets/NAME.pt`` with a model card
 ``NAME.md`` beside them.
 
+Made by name through :mod:`pipslab.agents.neural`, which registers them without importing
+torch until one is built:
+
 * ``td`` — 0-ply: the play with the best equity (``td:net=NAME`` another shipped net,
   ``td:net=PATH`` a checkpoint of ``pipslab train backgammon``).
 * ``eval=td`` (or ``eval=td:NAME``/``eval=td:PATH``) — the same net as the value
@@ -42,12 +45,11 @@ from pipslab.envs.errors import PipslabError
 
 from .backgammon import AfterstateAgent
 from .backgammon_value import finished_points, swap
-from .evaluators import BackgammonEvaluator, equity, register_evaluator
-from .registry import register
+from .evaluators import BackgammonEvaluator, equity
+from .neural import DEFAULT_NET
 
 NET_FORMAT = "pipslab-td-backgammon"
 NETS_DIR = Path(__file__).resolve().parent / "nets"
-DEFAULT_NET = "backgammon"
 OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 _FLIP = [0, 3, 4, 1, 2]
 
@@ -224,11 +226,3 @@ class TDEvaluator(BackgammonEvaluator):
     def probabilities(self, rows) -> np.ndarray:
         """``k x 5`` outcome probabilities for the player on roll (wildbg's ``eval``)."""
         return self.net.probabilities(np.asarray(rows).reshape(-1, 26))
-
-
-register_evaluator("backgammon", "td", TDEvaluator)
-
-
-@register("td", games=["backgammon"])
-def _make_td(game: str, net: str = DEFAULT_NET) -> TDAgent:
-    return TDAgent(net=net)

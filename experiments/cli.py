@@ -33,11 +33,18 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv=()) -> argparse.ArgumentParser:
+    """The parser of every subcommand; only the module of the subcommand named in
+    ``argv`` (all of them when none is named) is imported, so ``pipslab play`` does not
+    pay for torch, which only training needs."""
+    chosen = next((a for a in argv if not a.startswith("-")), None)
     parser = _Parser(prog="pipslab", description="pipslab: self-play lab for dominoes and backgammon")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name, (module_name, help_text) in SUBCOMMANDS.items():
+        if chosen in SUBCOMMANDS and name != chosen:
+            sub.add_parser(name, help=help_text)
+            continue
         module = importlib.import_module(module_name)
         p = sub.add_parser(name, help=help_text, description=module.__doc__)
         module.add_arguments(p)
@@ -62,7 +69,8 @@ def main(argv=None) -> int:
     pipe 141 (as a process killed by SIGPIPE) — never a traceback for these."""
     try:
         try:
-            parser = build_parser()
+            argv = sys.argv[1:] if argv is None else list(argv)
+            parser = build_parser(argv)
             args = parser.parse_args(argv)
             code = int(args._run(args) or 0)
             sys.stdout.flush()

@@ -1,0 +1,28 @@
+"""Neural agents and evaluators by name, registered without importing torch.
+
+torch takes seconds to import; the registry imports every agent module to know the
+names, and most commands (``pipslab play happy``…) never build a network.  So the
+factories here import the network modules only when an agent or evaluator is built:
+
+* ``td`` (backgammon) and ``eval=td[:NET]`` -- :mod:`pipslab.agents.td`.
+"""
+from __future__ import annotations
+
+from .evaluators import register_evaluator
+from .registry import register
+
+DEFAULT_NET = "backgammon"     # the shipped backgammon net: agents/nets/backgammon.pt
+
+
+@register("td", games=["backgammon"])
+def _make_td(game: str, net: str = DEFAULT_NET):
+    from .td import TDAgent
+    return TDAgent(net=net)
+
+
+def _td_evaluator(net: str = DEFAULT_NET):
+    from .td import TDEvaluator
+    return TDEvaluator(net)
+
+
+register_evaluator("backgammon", "td", _td_evaluator)
