@@ -96,6 +96,7 @@ def test_two_worker_processes_give_the_serial_records(serial, tmp_path, capsys):
     _replays(tmp_path / "process", range(GAMES), capsys)
 
 
+@pytest.mark.slow
 def test_ray_gives_the_serial_records(serial, tmp_path, capsys):
     import ray  # noqa: F401  (in the dev extra: a missing ray fails this test, it does not skip)
     env = dict(os.environ)
@@ -111,6 +112,7 @@ def test_ray_gives_the_serial_records(serial, tmp_path, capsys):
     _replays(tmp_path / "ray", range(GAMES), capsys)
 
 
+@pytest.mark.slow
 # mcts needs more iterations than a position has plays before the rollouts choose anything
 @pytest.mark.parametrize("agent", ["expectimax:plies=0,eval=rollout:1,filter=2", "mcts:iters=16,eval=rollout"])
 def test_rollout_search_tournament_games_replay(agent, tmp_path, capsys):

@@ -111,6 +111,7 @@ def test_short_training_beats_random_and_its_untrained_start(tmp_path):
     assert vs_start >= 0.65, vs_start
 
 
+@pytest.mark.slow
 def test_resume_gives_the_same_weights_as_one_run(tmp_path):
     common = dict(seed=2, hidden=[16], batch_games=32, eval_games=0, progress=False, checkpoint_every=32)
     tb.train(tb.TrainArgs(games=128, out=str(tmp_path / "one"), **common))
@@ -129,6 +130,7 @@ def test_resume_gives_the_same_weights_as_one_run(tmp_path):
         tb.train(tb.TrainArgs(games=160, out=str(tmp_path / "two"), resume=True, **{**common, "hidden": [8]}))
 
 
+@pytest.mark.slow
 def test_ctrl_c_saves_and_resume_continues(tmp_path, monkeypatch):
     common = dict(seed=4, hidden=[8], batch_games=16, eval_games=0, progress=False, checkpoint_every=10**6)
     calls = {"n": 0}
@@ -178,6 +180,7 @@ def _damaged_files(tmp_path: Path):
     return cases
 
 
+@pytest.mark.slow
 def test_bad_network_files_give_one_line(tmp_path):
     for what, path in _damaged_files(tmp_path).items():
         with pytest.raises(PipslabError) as exc:
@@ -188,6 +191,7 @@ def test_bad_network_files_give_one_line(tmp_path):
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, (what, r.stderr)
 
 
+@pytest.mark.slow
 def test_resume_of_a_damaged_checkpoint_is_refused_with_one_line(tmp_path):
     out = tmp_path / "run"
     tb.train(tb.TrainArgs(games=16, seed=0, hidden=[8], batch_games=16, eval_games=0, progress=False, out=str(out)))
@@ -203,6 +207,7 @@ def test_resume_of_a_damaged_checkpoint_is_refused_with_one_line(tmp_path):
     assert r.returncode == 2 and "not a training checkpoint" in r.stderr, r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [
     ["--games", "-1"],
     ["--games", "0"],
@@ -228,6 +233,7 @@ def test_bad_train_input_gives_one_line_and_exit_2(tmp_path, argv):
     assert not (tmp_path / "run" / "checkpoint.pt").exists()
 
 
+@pytest.mark.slow
 def test_out_that_is_a_file_and_a_second_fresh_run_are_refused(tmp_path):
     f = tmp_path / "file"
     f.write_text("x")
@@ -277,6 +283,7 @@ def test_the_shipped_net_loads_and_plays():
     assert card.exists() and "pipslab train backgammon" in card.read_text()
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_same_weights(tmp_path):
     common = dict(games=64, seed=6, hidden=[8], batch_games=32, eval_games=0, progress=False)
     tb.train(tb.TrainArgs(out=str(tmp_path / "one"), **common))
@@ -286,6 +293,7 @@ def test_worker_processes_give_the_same_weights(tmp_path):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
+@pytest.mark.slow
 def test_config_file_sets_flags_and_the_command_line_wins(tmp_path):
     cfg = tmp_path / "td.toml"
     cfg.write_text('games = 16\nhidden = [8]\nbatch-games = 16\neval_games = 0\nlr = 0.002\n')
