@@ -108,7 +108,19 @@ _NO_DEFAULT = inspect.Parameter.empty
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 
 
+_DECLARED: Dict[Tuple[Factory, str], Optional[Dict[str, Tuple[Any, Any]]]] = {}
+
+
 def _declared(factory: Factory, game: str) -> Optional[Dict[str, Tuple[Any, Any]]]:
+    """:func:`_read_declared`, read once per (factory, game): the harness builds fresh
+    agents for every game, and reading a signature's type hints costs ~50 µs."""
+    key = (factory, game)
+    if key not in _DECLARED:
+        _DECLARED[key] = _read_declared(factory, game)
+    return _DECLARED[key]
+
+
+def _read_declared(factory: Factory, game: str) -> Optional[Dict[str, Tuple[Any, Any]]]:
     """``{name: (type, default)}`` of the parameters the agent takes (besides ``game``), or
     None when it takes any (``**params`` all the way down, or a signature that cannot be
     read)."""
