@@ -29,7 +29,7 @@ import numpy as np
 from pipslab.envs.dominoes.engine import zero_sum_returns
 from pipslab.envs.errors import PipslabError
 
-from .evaluators import DominoEvaluator, register_evaluator
+from .evaluators import DominoEvaluator, register_evaluator, rollout_count
 
 HAND_SCALE = 1000   # the solver's BIG: ``hand`` values are the solver's heuristic / 1000
 TILE_WEIGHT = 20    # pips a tile in hand counts for in ``hand``
@@ -55,13 +55,7 @@ class RolloutEvaluator(DominoEvaluator):
     ``seed`` only serves an evaluator used by hand, never reseeded."""
 
     def __init__(self, rollouts=1, seed: int = 0):
-        try:   # ``eval=rollout:N`` hands N over as text
-            rollouts = int(rollouts)
-        except ValueError:
-            raise PipslabError(f"eval=rollout:N: N must be a whole number of rollouts, got {rollouts!r}") from None
-        if rollouts < 1:
-            raise PipslabError(f"eval=rollout:N: N must be at least 1, got {rollouts}")
-        self.rollouts = rollouts
+        self.rollouts = rollout_count(rollouts)
         self._rng = random.Random(seed)
 
     def reseed(self, rng) -> None:

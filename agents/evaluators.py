@@ -140,6 +140,17 @@ def _load_builtin() -> None:
     load()
 
 
+def rollout_count(text) -> int:
+    """``N`` of ``eval=rollout:N`` (handed over as text): a whole number, at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise PipslabError(f"eval=rollout:N: N must be a whole number of rollouts, got {text!r}") from None
+    if n < 1:
+        raise PipslabError(f"eval=rollout:N: N must be at least 1, got {n}")
+    return n
+
+
 def reseed(evaluator, rng) -> None:
     """``evaluator.reseed(rng)``, for evaluators built without :class:`Evaluator`'s (which
     then draw nothing)."""

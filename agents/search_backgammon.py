@@ -49,7 +49,7 @@ from pipslab.envs.errors import PipslabError
 
 from .backgammon import AfterstateAgent, RaceAgent, pubeval_scores
 from .backgammon_value import calibration, finished_points, play_out, race_mask, swap
-from .evaluators import OPPONENT, ON_ROLL, WIN, BackgammonEvaluator, boards, evaluators, register_evaluator
+from .evaluators import OPPONENT, ON_ROLL, WIN, BackgammonEvaluator, boards, evaluators, register_evaluator, rollout_count
 from .evaluators import make_evaluator as _make_evaluator
 from .evaluators import reseed as _reseed
 from .registry import register
@@ -130,13 +130,7 @@ class RolloutEvaluator(BackgammonEvaluator):
     in_points = True
 
     def __init__(self, rollouts: int = 16, seed: int = 0):
-        try:   # ``eval=rollout:N`` hands N over as text
-            rollouts = int(rollouts)
-        except ValueError:
-            raise PipslabError(f"eval=rollout:N: N must be a whole number of rollouts, got {rollouts!r}") from None
-        if rollouts < 1:
-            raise PipslabError(f"eval=rollout:N: N must be at least 1, got {rollouts}")
-        self.rollouts = rollouts
+        self.rollouts = rollout_count(rollouts)
         self.seed = seed
         self._calls = 0
 
