@@ -73,6 +73,7 @@ from pipslab.envs.backgammon.features import FEATURE_SETS, encode
 from pipslab.envs.errors import PipslabError
 
 from .files import atomic_write_text
+from .runner import RunLock, check_out
 from .ratings import wilson_interval
 
 START = np.array(Position.start(), dtype=np.int8)
@@ -303,7 +304,8 @@ class _Players:
         self.pool = None
         if workers > 1:
             import multiprocessing as mp
-            self.pool = mp.get_context("spawn").Pool(workers)
+            from .executors import worker_init   # Ctrl-C is the learner's; workers die with it
+            self.pool = mp.get_context("spawn").Pool(workers, initializer=worker_init, initargs=(os.getpid(),))
             self.workers = workers
 
     def play(self, net: TDNet, seed: int, first_game: int, count: int):
@@ -435,12 +437,13 @@ class _TB:
 
 
 def train(args: TrainArgs) -> dict:
-    """Run (or resume) a training; returns ``{"games", "wall_s", "curve", "out"}``."""
+    """Run (or resume) a training; returns ``{"games", "wall_s", "curve", "out"}``.  The
+    run folder is locked while it runs (the tournament's lock: a second trainer on the
+    same ``--out`` is refused with one line naming the first; a killed run's lock is
+    taken over)."""
     args.validate()
-    out = Path(args.out)
+    out = check_out(args.out)
     ckpt = out / CHECKPOINT
-    if out.exists() and not out.is_dir():
-        raise PipslabError(f"--out {str(out)!r} is a file, not a folder")
     if args.resume:
         if not ckpt.exists():
             raise PipslabError(f"nothing to resume in {str(out)!r} (no {CHECKPOINT})")
@@ -448,12 +451,16 @@ def train(args: TrainArgs) -> dict:
         raise PipslabError(f"{str(out)!r} already holds a training run; add --resume to continue it or pick another --out")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".write-test"
-        probe.write_text("")
-        probe.unlink()
     except OSError as exc:
         raise PipslabError(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}") from None
+    lock = RunLock(out).acquire(args.command())
+    try:
+        return _train(args, out, ckpt)
+    finally:
+        lock.release()
 
+
+def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
     # seeding block
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)

@@ -307,3 +307,22 @@ def test_config_file_sets_flags_and_the_command_line_wins(tmp_path):
         r = _pipslab("train", "backgammon", "--config", str(cfg), "--out", str(tmp_path / "bad"), "--no-progress")
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (bad, r.stderr)
         assert not (tmp_path / "bad" / "checkpoint.pt").exists()
+
+
+@pytest.mark.slow
+def test_a_second_trainer_on_the_same_folder_is_refused(tmp_path):
+    from pipslab.experiments.runner import RunLock
+    out = tmp_path / "run"
+    out.mkdir()
+    lock = RunLock(out).acquire("pipslab train backgammon (the first)")
+    try:
+        r = _pipslab("train", "backgammon", "--games", "16", "--hidden", "8", "--batch-games", "16",
+                     "--eval-games", "0", "--out", str(out), "--no-progress")
+        assert r.returncode == 2 and "in use by process" in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+        assert not (out / "checkpoint.pt").exists()
+    finally:
+        lock.release()
+    # once the first is gone the folder is free again
+    tb.train(tb.TrainArgs(games=16, hidden=[8], batch_games=16, eval_games=0, progress=False, out=str(out)))
+    assert (out / "checkpoint.pt").exists()
