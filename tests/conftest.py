@@ -8,6 +8,11 @@ import sys
 TESTS = os.path.dirname(os.path.abspath(__file__))
 if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
+# ``python -m pytest`` puts the repository root on sys.path, where the folders envs/,
+# agents/ and experiments/ would import as top-level packages of their own (a second
+# agent registry, say) behind a stray ``import agents``: the tests see only pipslab.*.
+ROOT = os.path.dirname(TESTS)
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != ROOT]
 
 # CI replays the same hypothesis examples every run (a failure there is then reproducible
 # from the log); a developer's run explores new ones.
