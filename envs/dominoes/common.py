@@ -165,7 +165,7 @@ class MatchInfo:
 class DominoView:
     """What one seat may see (RULES §1): its own hand and everything public.
 
-    The fields after ``terminal`` are for the spinner layout (Triple, RULES §4: the four
+    The fields after ``is_terminal`` are for the spinner layout (Triple, RULES §4: the four
     ends, the spinner's number, the side lines, both score columns of every seat, the draws
     made this turn and a lucky tile that must be placed) and for match play (``match``).
     """
@@ -179,11 +179,11 @@ class DominoView:
     right: int
     table: int                     # tiles on the table (mask)
     line: Optional[Tuple[Tuple[int, int], ...]]  # the line left to right, if known
-    current: int
+    current_player: int
     passes: int                    # passes in a row
     history: Tuple[Event, ...]     # public events, oldest first
     from_deal: bool                # history starts at the empty table
-    terminal: bool
+    is_terminal: bool
     ends: Tuple[int, ...] = ()     # spinner layout: the 4 ends (-1: not open)
     spinner: int = -1              # the spinner's number (-1: no spinner yet)
     arms: Tuple = ()               # spinner layout: the two side lines, outward

@@ -257,8 +257,8 @@ class DominoState(StateBase):
             variant=self.variant, player=player, hand=self.hands[player],
             hand_sizes=tuple(count(h) for h in self.hands), boneyard_size=self.boneyard_size,
             left=self.left, right=self.right, table=self.table, line=self.line,
-            current=self.current_player, passes=self.passes, history=self.events(),
-            from_deal=self.from_deal, terminal=self.is_terminal)
+            current_player=self.current_player, passes=self.passes, history=self.events(),
+            from_deal=self.from_deal, is_terminal=self.is_terminal)
 
     @staticmethod
     def constraint_groups(view: DominoView):
@@ -289,8 +289,8 @@ class DominoState(StateBase):
                 if kind == DRAW:
                     groups[p].append([1, 0])
         # An observer about to open knows nobody holds a tile outranking its own opening tile.
-        if (view.left < 0 and view.current == view.player and v.opening == "highest_double"
-                and not view.terminal and view.hand):
+        if (view.left < 0 and view.current_player == view.player and v.opening == "highest_double"
+                and not view.is_terminal and view.hand):
             hands = [0] * n
             hands[view.player] = view.hand
             _seat, best = opening_tile(v, hands)
@@ -302,10 +302,10 @@ class DominoState(StateBase):
     def from_view(cls, view: DominoView, hands, boneyard, history) -> "DominoState":
         """The state of a sampled world: ``view``'s public part with these hands and boneyard."""
         v = view.variant
-        state = cls(v, hands, boneyard, left=view.left, right=view.right, current_player=view.current,
+        state = cls(v, hands, boneyard, left=view.left, right=view.right, current_player=view.current_player,
                     passes=view.passes, table=view.table, line=view.line,
                     history=history, from_deal=view.from_deal)
-        if view.left < 0 and not view.terminal:
+        if view.left < 0 and not view.is_terminal:
             state.opening = opening_tile(v, hands)[1]
-        state.is_terminal = view.terminal
+        state.is_terminal = view.is_terminal
         return state

@@ -120,7 +120,7 @@ class TroshinMatch:
                          hand_points=tuple(self.hand_points))
 
     def observe(self, player: int) -> DominoView:
-        return replace(self.hand.observe(player), match=self.match_info(), terminal=self.is_terminal)
+        return replace(self.hand.observe(player), match=self.match_info(), is_terminal=self.is_terminal)
 
     def events(self):
         """The public events of the current hand."""

@@ -421,8 +421,8 @@ class TripleState(StateBase):
             variant=self.variant, player=player, hand=self.hands[player],
             hand_sizes=tuple(count(h) for h in self.hands), boneyard_size=self.boneyard_size,
             left=self.ends[0], right=self.ends[1], table=self.table, line=self.line,
-            current=self.current_player, passes=self.passes, history=self.events(),
-            from_deal=self.from_deal, terminal=self.is_terminal, ends=tuple(self.ends),
+            current_player=self.current_player, passes=self.passes, history=self.events(),
+            from_deal=self.from_deal, is_terminal=self.is_terminal, ends=tuple(self.ends),
             spinner=self.spinner, arms=self.arms, winnings=tuple(self.winnings),
             penalties=tuple(self.penalties), turn_draws=self.turn_draws, lucky=lucky)
 
@@ -464,12 +464,12 @@ class TripleState(StateBase):
         lucky = view.lucky
         if lucky == PENDING:  # another seat's lucky tile: one of its scoring tiles
             last = view.history[-1]
-            allowed = ~last[3] & hands[view.current]
-            lucky = next(tiles_of(allowed)) if allowed else next(tiles_of(hands[view.current]))
+            allowed = ~last[3] & hands[view.current_player]
+            lucky = next(tiles_of(allowed)) if allowed else next(tiles_of(hands[view.current_player]))
         s = cls(view.variant, hands, boneyard, ends=view.ends, spinner=view.spinner, arms=view.arms,
-                line=view.line, current_player=view.current, passes=view.passes, table=view.table,
+                line=view.line, current_player=view.current_player, passes=view.passes, table=view.table,
                 winnings=view.winnings, penalties=view.penalties, turn_draws=view.turn_draws,
                 lucky=lucky, history=history, from_deal=view.from_deal)
-        if view.terminal:
+        if view.is_terminal:
             s._finish(None, blocked=view.passes >= view.variant.players)
         return s
