@@ -25,13 +25,6 @@ from pipslab.envs.backgammon import legal_plays, new_game
 from pipslab.envs.backgammon.moves import apply_segments, dice_to_play
 
 
-def play_game(agents, rng: np.random.Generator, gammons: bool = True):
-    """One game of ``agents[seat]``, dice and choices from ``rng``; the finished state.
-    (The one game loop, :func:`pipslab.experiments.games.play_game`.)"""
-    from .games import game_spec, play_game as loop
-    return loop(game_spec("backgammon"), {"gammons": gammons}, agents, rng, rng)[0]
-
-
 def match(spec_a: str, spec_b: str, games: int, seed: int = 0, gammons: bool = True,
           out: Optional[str] = None, workers: int = 1) -> dict:
     """``spec_a`` against ``spec_b`` through the tournament harness; seats alternate, each

@@ -74,9 +74,9 @@ def test_human_backgammon_agent_reads_a_number_or_notation():
 
 def test_game_stats():
     from pipslab.envs.backgammon import game_stats
-    from pipslab.experiments.eval_backgammon import play_game
+    from pipslab.experiments.games import game_spec, play_game
 
-    state = play_game([make_agent("pubeval", "backgammon"), make_agent("random", "backgammon")],
-                      np.random.default_rng(0))
+    state, _, _ = play_game(game_spec("backgammon"), {}, [make_agent("pubeval", "backgammon"),
+                                                           make_agent("random", "backgammon")], 0, 1)
     stats = game_stats(state)
     assert stats["points"] in (1, 2, 3) and stats["turns"] > 10
