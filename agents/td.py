@@ -111,7 +111,7 @@ def afterstate_equity(net: TDNet, rows: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------- files
-def save_net(path, net: TDNet, meta: dict = None, **extra) -> dict:
+def net_dict(net: TDNet, meta: dict = None, **extra) -> dict:
     """The dict :func:`load_net` reads (``extra`` keys ride along, e.g. optimizer
     state in a training checkpoint); written atomically by the caller."""
     return {"format": NET_FORMAT, "config": dict(net.config), "model": net.state_dict(),

@@ -67,12 +67,12 @@ import torch
 from tqdm import tqdm
 
 from pipslab.agents.backgammon_value import finished_points, swap
-from pipslab.agents.td import TDNet, equity, flip, net_from, outcome_vector, read_checkpoint, save_net
+from pipslab.agents.td import TDNet, equity, flip, net_from, outcome_vector, net_dict, read_checkpoint
 from pipslab.envs.backgammon import Position, fast
 from pipslab.envs.backgammon.features import FEATURE_SETS, encode
 from pipslab.envs.errors import PipslabError
 
-from .files import atomic_write_text
+from .files import atomic_path, atomic_write_text
 from .runner import RunLock, check_out
 from .ratings import wilson_interval
 
@@ -331,16 +331,12 @@ class _Players:
 
 # ------------------------------------------------------------------ run state
 def _atomic_torch_save(obj, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        torch.save(obj, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        torch.save(obj, tmp)
 
 
 def _checkpoint(net, opt, args: TrainArgs, games: int, generation: int, wall: float, curve: list) -> dict:
-    return save_net(None, net, meta={"games": games, "wall_s": wall, "command": args.command()},
+    return net_dict(net, meta={"games": games, "wall_s": wall, "command": args.command()},
                     optimizer=opt.state_dict(), games=games, generation=generation, wall_s=wall,
                     hyper=json.dumps(args.hyper()), curve=json.dumps(curve))
 
@@ -394,10 +390,11 @@ def write_curve(out: Path, curve: list) -> None:
     ax.set_title("td: 0-ply net against fixed opponents, duplicate dice")
     ax.legend()
     fig.tight_layout()
-    tmp = out / "curve.png.tmp"
-    fig.savefig(tmp, format="png", dpi=100)
-    plt.close(fig)
-    os.replace(tmp, out / "curve.png")
+    try:
+        with atomic_path(out / "curve.png") as tmp:
+            fig.savefig(tmp, format="png", dpi=100)
+    finally:
+        plt.close(fig)
 
 
 def evaluate(net_file: Path, out: Path, games_trained: int, wall: float, args: TrainArgs) -> List[dict]:
@@ -518,7 +515,7 @@ def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
     bar.close()
     save()
     net_file = out / "net.pt"
-    _atomic_torch_save(save_net(None, net, meta={"games": games, "wall_s": round(wall, 1),
+    _atomic_torch_save(net_dict(net, meta={"games": games, "wall_s": round(wall, 1),
                                                  "command": args.command()}), net_file)
     return {"games": games, "wall_s": wall, "curve": curve, "out": str(out)}
 

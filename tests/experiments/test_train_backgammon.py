@@ -2,8 +2,6 @@
 eval=td, and the trainer's bad input."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,23 +9,18 @@ import pytest
 import torch
 
 from pipslab.agents.registry import make_agent
-from pipslab.agents.td import TDNet, equity, flip, load_net, net_path, save_net
+from pipslab.agents.td import TDNet, equity, flip, load_net, net_dict, net_path
 from pipslab.envs.backgammon import Position
 from pipslab.envs.errors import PipslabError
 from pipslab.experiments import train_backgammon as tb
 from pipslab.experiments.tournament import TournamentArgs, run_tournament
 
-from harness_helpers import ROOT
-
-
-def _pipslab(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=600)
+from harness_helpers import pipslab as _pipslab
 
 
 def _fresh_net(path: Path, seed: int = 0, **cfg) -> Path:
     torch.manual_seed(seed)
-    torch.save(save_net(None, TDNet(**cfg)), path)
+    torch.save(net_dict(TDNet(**cfg)), path)
     return path
 
 
