@@ -100,14 +100,17 @@ def outcome_vector(points: float) -> np.ndarray:
     return np.array([1.0, points >= 2, points >= 3, 0.0, 0.0])
 
 
-def afterstate_equity(net: TDNet, rows: np.ndarray) -> np.ndarray:
-    """Equity for the mover of each afterstate (k x 26, the mover's side): exact points
-    when the play bears off his last checker, else minus the net's equity of the
-    opponent on roll."""
+def play_scores(net: TDNet, rows: np.ndarray):
+    """``(scores, points)`` of afterstates (k x 26, the mover's side), to choose a play
+    by: a play that bears off the mover's last checker wins now, which no other play can
+    beat, so it scores 10 + the points it wins; any other scores the mover's equity
+    (minus the net's equity of the opponent on roll).  ``points``: what each finishing
+    play wins, 0 for the others.  The ``td`` agent and self-play training both choose by
+    it, in one forward pass."""
     rows = np.asarray(rows).reshape(-1, 26)
-    done = finished_points(rows)
-    out = -equity(net.probabilities(swap(rows)))
-    return np.where(done != 0, done, out)
+    points = finished_points(rows)
+    scores = np.where(points != 0, 10.0 + points, -equity(net.probabilities(swap(rows))))
+    return scores, points
 
 
 # ------------------------------------------------------------------------- files
@@ -204,7 +207,7 @@ class TDAgent(AfterstateAgent):
         if len(plays) == 1:
             return plays[0]
         rows = np.array([p.position for p in plays], dtype=np.int8)
-        return plays[int(np.argmax(afterstate_equity(self.net, rows)))]
+        return plays[int(np.argmax(play_scores(self.net, rows)[0]))]
 
 
 class TDEvaluator(BackgammonEvaluator):

@@ -66,8 +66,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from pipslab.agents.backgammon_value import finished_points, swap
-from pipslab.agents.td import TDNet, equity, flip, net_from, outcome_vector, net_dict, read_checkpoint
+from pipslab.agents.backgammon_value import swap
+from pipslab.agents.td import TDNet, flip, net_dict, net_from, outcome_vector, play_scores, read_checkpoint
 from pipslab.envs.backgammon import Position, fast
 from pipslab.envs.backgammon.features import FEATURE_SETS, encode
 from pipslab.envs.errors import PipslabError
@@ -198,7 +198,6 @@ def play_generation(net: TDNet, seed: int, first_game: int, count: int, start: n
     states: List[list] = [[] for _ in range(count)]
     points = np.zeros(count)
     alive = np.arange(count)
-    features = net.config["features"]
     for _ in range(MAX_TURNS):
         if not len(alive):
             break
@@ -206,10 +205,7 @@ def play_generation(net: TDNet, seed: int, first_game: int, count: int, start: n
             states[g].append(boards[g].copy())
         rolls = np.array([dice[g].next() for g in alive])
         rows, offsets = fast.batch_afterstates(boards[alive], rolls)
-        done = finished_points(rows)
-        with torch.no_grad():
-            p = torch.sigmoid(net(torch.from_numpy(encode(swap(rows), features)))).numpy()
-        values = np.where(done != 0, 10.0 + done, -equity(p.astype(np.float64)))
+        values, done = play_scores(net, rows)
         best = _best_in_segments(values, offsets)
         chosen = rows[best]
         ended = done[best] != 0
