@@ -67,6 +67,19 @@ FEATURE_SETS = {"tesauro": NUM_FEATURES, "plus": NUM_FEATURES + 9}
 
 
 @njit(cache=True)
+def _point_units(x, k, n):
+    """Tesauro's four units of ``n`` checkers on one point, at ``x[k:k + 4]`` (zeroed)."""
+    if n >= 1:
+        x[k] = 1.0
+    if n >= 2:
+        x[k + 1] = 1.0
+    if n >= 3:
+        x[k + 2] = 1.0
+    if n > 3:
+        x[k + 3] = (n - 3) / 2.0
+
+
+@njit(cache=True)
 def _encode(rows, plus, out):
     for r in range(rows.shape[0]):
         b = rows[r]
@@ -92,24 +105,8 @@ def _encode(rows, plus, out):
             m = v if v > 0 else 0
             # his point j is my 25 - j: his units for his point j come from b[25 - j]
             w = -b[25 - p] if b[25 - p] < 0 else 0
-            k = 4 * (p - 1)
-            if m >= 1:
-                x[k] = 1.0
-            if m >= 2:
-                x[k + 1] = 1.0
-            if m >= 3:
-                x[k + 2] = 1.0
-            if m > 3:
-                x[k + 3] = (m - 3) / 2.0
-            k = 96 + 4 * (p - 1)
-            if w >= 1:
-                x[k] = 1.0
-            if w >= 2:
-                x[k + 1] = 1.0
-            if w >= 3:
-                x[k + 2] = 1.0
-            if w > 3:
-                x[k + 3] = (w - 3) / 2.0
+            _point_units(x, 4 * (p - 1), m)
+            _point_units(x, 96 + 4 * (p - 1), w)
             mine_on += m
             theirs_on += w
             my_pips += m * p
