@@ -13,7 +13,7 @@ from typing import List, Optional, Sequence, Tuple
 from pipslab.envs.errors import IllegalActionError, PositionError
 
 from .tiles import (
-    DOUBLES_MASK, FULL_SET, HEAVINESS, IS_DOUBLE, N_TILES, PIPS, SUIT, count, tile_name, tiles_of,
+    DOUBLES_MASK, HEAVINESS, IS_DOUBLE, N_TILES, PIPS, SUIT, count, tile_name, tiles_of,
 )
 from .variants import Variant
 
@@ -125,8 +125,10 @@ def needs_redeal(variant: Variant, hands: Sequence[int]) -> bool:
 
 
 def deal_hands(variant: Variant, rng) -> Tuple[List[int], List[int]]:
-    """Shuffle and deal: ``(hands, boneyard)``, dealt again while a hand calls for a redeal."""
-    tiles = list(range(N_TILES))
+    """Shuffle and deal: ``(hands, boneyard)``, dealt again while a hand calls for a redeal.
+    Only the variant's set is dealt (``variant.tile_set``; all 28 tiles, in id order before
+    the shuffle, for the double-six)."""
+    tiles = list(tiles_of(variant.tile_set))
     k = variant.hand_size
     redeal = variant.redeal_doubles or variant.redeal_suit
     while True:
@@ -245,7 +247,7 @@ class StateBase:
                 held |= h
             for t in self.boneyard:
                 held |= 1 << t
-            table = FULL_SET & ~held
+            table = variant.tile_set & ~held
         self.table = table
         self.line = line
         self.winner: Optional[int] = None   # seat, -1 for a draw, None while playing
@@ -341,7 +343,7 @@ def deal_unseen(view: DominoView, groups, rng, attempts: int = 20):
     are filled with allowed tiles; the rest, shuffled, is the boneyard; ``history`` is the
     view's events as a state's linked list."""
     v = view.variant
-    unseen_all = FULL_SET & ~view.hand & ~view.table
+    unseen_all = v.tile_set & ~view.hand & ~view.table
     slots = []  # (player, count, forbidden)
     for p in range(v.players):
         if p == view.player:

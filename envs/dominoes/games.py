@@ -2,7 +2,7 @@
 and ``triple``, registered in :data:`pipslab.envs.GAMES` when :mod:`pipslab.envs` is imported.
 
 Everything the harness and the CLI know about these games is here: their options
-(Happy: ``mode``; Troshin: ``players``, ``pairs``, ``match``; Triple: ``players``; all:
+(Happy: ``mode``, ``max_pip``, ``hand_size``; Troshin: ``players``, ``pairs``, ``match``; Triple: ``players``; all:
 ``position``), seats and teams, deals and positions, and what a finished game records
 (:func:`happy_outcome` …: returns, points and pips left per seat, and the columns
 ``blocked``, ``passes``, ``draws`` — Troshin adds the match's, Triple its score columns).
@@ -66,16 +66,28 @@ def happy_outcome(state) -> Outcome:
                                 extra=_events_columns(state))
 
 
+def _happy(o: Mapping[str, Any]):
+    """The Happy variant of the options: ``mode``, and the set (``max_pip``) and hand size."""
+    return happy_variant(o["mode"], o.get("max_pip") or 6, o.get("hand_size"))
+
+
 HAPPY = Game(
     name="happy",
     description="Happy Games 2-player dominoes (RULES §2), block or draw mode",
     options_spec=(Option("mode", str, "block", choices=("block", "draw"), help="Happy dominoes mode",
-                         always=True, flag=True),),
+                         always=True, flag=True),
+                  Option("max_pip", int, 6, low=2, high=6,
+                         help="play with the double-N set (2: 6 tiles, 3: 10 tiles; same rules, a game small "
+                              "enough for exact equilibrium computation)"),
+                  Option("hand_size", int, None, low=1, high=14,
+                         help="tiles dealt to each seat (default 7 with the double-six, else a third of the set)")),
     seats=2,
-    num_actions=lambda o: happy_variant(o["mode"]).num_actions,
-    label=lambda o: f"happy-{o['mode']}",
-    make_state=lambda rng, o: deal(happy_variant(o["mode"]), rng),
-    parse_position=lambda text, o, rng: _check_variant(parse_position(text), happy_variant(o["mode"]), "--mode"),
+    check=_happy,
+    num_actions=lambda o: _happy(o).num_actions,
+    label=lambda o: _happy(o).name,
+    make_state=lambda rng, o: deal(_happy(o), rng),
+    parse_position=lambda text, o, rng: _check_variant(parse_position(text), _happy(o),
+                                                       "--mode, --option max_pip/hand_size"),
     format_position=format_position,
     outcome=happy_outcome,
     render=_render,

@@ -14,7 +14,9 @@ Format: the variant name, then ``key=value`` fields, separated by ``;``::
 * ``boneyard`` the boneyard in draw order, next draw first (``-`` or omitted: empty).
   In block mode it is out of play.
 Tiles listed nowhere are on the table (with ``ends``) — every one of the 28 tiles is in
-exactly one place.  Tiles are written ``a-b`` (``a:b`` is accepted).
+exactly one place.  A Happy game on a smaller set (``happy-block-d2``: the double-2 set,
+``variants.happy``) uses the same tile names; the tiles outside its set are nowhere and
+may not be written.  Tiles are written ``a-b`` (``a:b`` is accepted).
 
 Troshin (``troshin-2``, ``troshin-3``, ``troshin-4``, ``troshin-4-pairs``, ``troshin-120``)
 uses the same fields; a **match** position adds
@@ -172,6 +174,10 @@ def parse_position(text: str, rng=None):
     boneyard = _tiles(fields.get("boneyard", "-"), "boneyard")
     for t in boneyard:
         claim(t, "boneyard")
+    outside = [t for t in seen if not variant.tile_set >> t & 1]
+    if outside:
+        raise PositionError(f"{variant.name} plays the double-{variant.max_pip} set, which has no "
+                            f"{format_tiles(sorted(outside))}")
     turn = _int(fields.get("turn", "0"), "turn")
     if not 0 <= turn < variant.players:
         raise PositionError(f"turn={turn} is not a seat of {variant.name} (0..{variant.players - 1})")
@@ -193,7 +199,7 @@ def _parse_line(variant, fields, hands, boneyard, seen, claim, turn, passes, rng
         held |= 1 << t
     left = right = -1
     line = ()
-    table = FULL_SET & ~held
+    table = variant.tile_set & ~held
     if "line" in fields and fields["line"] not in ("", "-"):
         oriented = []
         tokens = fields["line"].replace(",", " ").split()
@@ -213,7 +219,7 @@ def _parse_line(variant, fields, hands, boneyard, seen, claim, turn, passes, rng
         for t in seen:
             if seen[t] == "line":
                 table |= 1 << t
-        unplaced = FULL_SET & ~held & ~table
+        unplaced = variant.tile_set & ~held & ~table
         if unplaced:
             raise PositionError(f"tiles in no hand, boneyard or line: {format_tiles(tiles_of(unplaced))}")
     elif "ends" in fields:

@@ -5,13 +5,14 @@ so it can be changed without touching the engine.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from pipslab.envs.errors import PipslabError, excerpt
 
-from .tiles import N_TILES
+from .tiles import N_TILES, TILES
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,12 @@ class Variant:
                     tile; or a tile id that must open (Troshin's 120-point deal: 0-0).
     lone_blank_double: what a hand holding only 0-0 counts (Troshin: 10; Happy: 0).
     n_ends:         end slots in the action encoding (2 for a line, 4 for a spinner).
+    max_pip:        the set played with: the double-``max_pip`` set (6: all 28 tiles; 2: the
+                    6 tiles 0-0 … 2-2; 3: 10 tiles).  A smaller set keeps the 28-tile ids and
+                    the action encoding — only the tiles dealt shrink — so agents, encoders and
+                    position strings stay the same; tiles outside the set are in no hand, no
+                    boneyard and never on the table.  It exists so that games small enough for
+                    exact equilibrium computation (CFR, exploitability) have the same rules.
 
     Troshin's game (RULES §3):
 
@@ -79,13 +86,21 @@ class Variant:
     luck_penalty: int = 5
     lucky_draw: int = 10
     cancel_penalties: bool = True
+    max_pip: int = 6
 
     def __post_init__(self):
         if not 2 <= self.players <= 4:
             raise PipslabError(f"variant {self.name!r}: players must be 2..4, got {self.players}")
-        if self.players * self.hand_size > N_TILES:
+        if isinstance(self.max_pip, bool) or self.max_pip not in range(2, 7):
+            raise PipslabError(f"variant {self.name!r}: max_pip must be 2..6, got {excerpt(self.max_pip)}")
+        if self.hand_size < 1:
+            raise PipslabError(f"variant {self.name!r}: hand_size must be at least 1, got {self.hand_size}")
+        if self.players * self.hand_size > self.set_size:
             raise PipslabError(
-                f"variant {self.name!r}: {self.players} hands of {self.hand_size} need more than 28 tiles")
+                f"variant {self.name!r}: {self.players} hands of {self.hand_size} need more than the "
+                f"{self.set_size} tiles of the double-{self.max_pip} set")
+        if self.max_pip != 6 and self.layout != "line":
+            raise PipslabError(f"variant {self.name!r}: a set smaller than double-six is for the line layout")
         if self.pairs and self.players != 4:
             raise PipslabError(f"variant {self.name!r}: pairs need 4 players, got {self.players}")
         if self.scoring not in ("result", "troshin", "triple"):
@@ -99,6 +114,15 @@ class Variant:
     def teams(self) -> tuple:
         """Seat -> team: pairs put seats 0+2 in team 0 and 1+3 in team 1; otherwise one each."""
         return tuple(p % 2 for p in range(self.players)) if self.pairs else tuple(range(self.players))
+
+    @property
+    def tile_set(self) -> int:
+        """The tiles of the set played with, as a mask over the 28 tile ids."""
+        return _TILE_SETS[self.max_pip]
+
+    @property
+    def set_size(self) -> int:
+        return (self.max_pip + 1) * (self.max_pip + 2) // 2
 
     @property
     def n_teams(self) -> int:
@@ -120,6 +144,9 @@ class Variant:
     def with_(self, **changes) -> "Variant":
         return replace(self, **changes)
 
+
+# the double-n sets as masks over the 28 tile ids (6: every tile)
+_TILE_SETS = {n: sum(1 << t for t, (a, b) in enumerate(TILES) if b <= n) for n in range(7)}
 
 HAPPY_BLOCK = Variant(name="happy-block", players=2, hand_size=7, draw=False)
 HAPPY_DRAW = Variant(name="happy-draw", players=2, hand_size=7, draw=True)
@@ -159,11 +186,43 @@ def _players(players, game: str) -> int:
     return int(players)
 
 
-def happy(mode: str) -> Variant:
-    """Happy Games 2-player dominoes in ``"block"`` or ``"draw"`` mode."""
+def default_hand_size(max_pip: int) -> int:
+    """Tiles each Happy seat is dealt from the double-``max_pip`` set: 7 from the double-six
+    (RULES §2); from a smaller set a third of it (double-2: 2 of 6, double-3: 3 of 10), so a
+    third is left in the boneyard, as with the full set (14 of 28)."""
+    return 7 if max_pip == 6 else (max_pip + 1) * (max_pip + 2) // 2 // 3
+
+
+_HAPPY_SMALL: dict = {}
+
+
+def happy(mode: str, max_pip: int = 6, hand_size: int | None = None) -> Variant:
+    """Happy Games 2-player dominoes in ``"block"`` or ``"draw"`` mode, by default with the
+    double-six set and 7 tiles each (RULES §2).  ``max_pip`` < 6 plays the same rules with
+    the double-``max_pip`` set (``happy-block-d2``: 6 tiles, 2 each); ``hand_size`` changes
+    the tiles dealt (default :func:`default_hand_size`; the name then ends ``-h<n>``)."""
     if not isinstance(mode, str) or mode not in ("block", "draw"):
         raise PipslabError(f"unknown Happy dominoes mode {excerpt(mode)}: expected 'block' or 'draw'")
-    return HAPPY_BLOCK if mode == "block" else HAPPY_DRAW
+    if isinstance(max_pip, bool) or not isinstance(max_pip, (int, np.integer)) or not 2 <= max_pip <= 6:
+        raise PipslabError(f"max_pip is the highest number of the set, 2..6, got {excerpt(max_pip)}")
+    max_pip = int(max_pip)
+    default = default_hand_size(max_pip)
+    if hand_size is None:
+        hand_size = default
+    if isinstance(hand_size, bool) or not isinstance(hand_size, (int, np.integer)) or hand_size < 1:
+        raise PipslabError(f"hand_size is a whole number of tiles, at least 1, got {excerpt(hand_size)}")
+    hand_size = int(hand_size)
+    base = HAPPY_BLOCK if mode == "block" else HAPPY_DRAW
+    if max_pip == 6 and hand_size == default:
+        return base
+    key = (mode, max_pip, hand_size)
+    if key not in _HAPPY_SMALL:
+        name = f"{base.name}-d{max_pip}" + ("" if hand_size == default else f"-h{hand_size}")
+        _HAPPY_SMALL[key] = base.with_(name=name, max_pip=max_pip, hand_size=hand_size)
+    return _HAPPY_SMALL[key]
+
+
+_HAPPY_NAME = re.compile(r"happy-(block|draw)-d([2-6])(?:-h([0-9]{1,2}))?")
 
 
 def troshin(players: int = 2, pairs: bool = False) -> Variant:
@@ -183,7 +242,14 @@ def triple(players: int = 2) -> Variant:
 
 
 def variant_by_name(name: str) -> Variant:
+    """The variant named ``name``: one of :data:`VARIANTS`, or a Happy game on a smaller set
+    or with another hand size (``happy-block-d2``, ``happy-draw-d3-h2``: see :func:`happy`)."""
     try:
         return VARIANTS[name]
     except (KeyError, TypeError):
+        m = _HAPPY_NAME.fullmatch(name) if isinstance(name, str) else None
+        if m:
+            variant = happy(m[1], int(m[2]), int(m[3]) if m[3] else None)
+            if variant.name == name:   # one spelling per variant, so positions round-trip
+                return variant
         raise PipslabError(f"unknown domino variant {excerpt(name)}; known: {', '.join(sorted(VARIANTS))}") from None
