@@ -338,3 +338,14 @@ def test_spaces_names_and_action_ids():
     for a in legal:
         from_point, die = decode_action(int(a))
         assert die in bg.game_state.dice and 1 <= from_point <= 25
+
+
+@quiet
+def test_a_game_registered_later_gets_an_env_too():
+    import toy_dice_race  # noqa: F401  (registers toy-race: a game with chance nodes, in one file)
+    api_test(env("toy-race", players=3), num_cycles=1000)
+    seed_test(lambda: env("toy-race", players=3), num_cycles=500)
+    e = env("toy-race", players=3)
+    e.reset(seed=2)
+    final = play(e, np.random.default_rng(2))
+    assert final == {f"player_{s}": float(r) for s, r in enumerate(e.unwrapped.game_state.returns())}
