@@ -221,7 +221,9 @@ class PipslabAECEnv(AECEnv):
         """``agent``'s observation: its seat's encoded view and its action mask (all zero
         when it is not its turn)."""
         require_reset(self.game_state, "observe()")
-        seat = self.agent_seat[agent]
+        seat = self.agent_seat.get(agent)
+        if seat is None:
+            raise PipslabError(f"no agent {excerpt(agent)} here (agents: {', '.join(self.possible_agents)})")
         vector = np.asarray(self.encoder.encode(self.game_state.observe(seat)), dtype=np.float32)
         return {"observation": vector, "action_mask": self._mask(agent)}
 
@@ -243,8 +245,6 @@ class PipslabAECEnv(AECEnv):
             self._finish()
         self._select()
         self._accumulate_rewards()
-        if self.render_mode == "human":   # pragma: no cover (not a mode of this env)
-            self.render()
 
     def render(self):
         if self.render_mode is None:

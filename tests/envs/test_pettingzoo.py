@@ -317,6 +317,10 @@ def test_bad_arguments_are_one_line_errors():
         raw_env("happy", viewer=True)
     with pytest.raises(PipslabError, match="reset"):
         raw_env("happy").observe("player_0")
+    e = raw_env("happy")
+    e.reset(seed=0)
+    with pytest.raises(PipslabError, match="no agent"):
+        e.observe("player_2")
 
 
 def test_spaces_names_and_action_ids():
