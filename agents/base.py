@@ -44,6 +44,12 @@ class Agent:
     def act(self, observation: Observation, rng: np.random.Generator) -> int:
         raise NotImplementedError
 
+    def check_table(self, game: str, options: dict) -> None:
+        """Called once before a run's first game with the game's name and options: raises
+        :class:`~pipslab.envs.errors.PipslabError` when the agent cannot play them (a net
+        trained for another variant), so the run stops with one line before any game is
+        played.  Most agents can play whatever their registry entry names."""
+
     def reset(self, seat: int) -> None:
         """Called at the start of the game with the seat the agent plays (the harness's
         agents are fresh for each game; this also readies one reused by hand)."""

@@ -4,7 +4,9 @@ torch takes seconds to import; the registry imports every agent module to know t
 names, and most commands (``pipslab play happy``…) never build a network.  So the
 factories here import the network modules only when an agent or evaluator is built:
 
-* ``td`` (backgammon) and ``eval=td[:NET]`` -- :mod:`pipslab.agents.td`.
+* ``td`` (backgammon) and ``eval=td[:NET]`` -- :mod:`pipslab.agents.td`;
+* ``net`` (every domino game) and ``eval=net[:NET]`` (family ``dominoes``) --
+  :mod:`pipslab.agents.domino_net`.
 """
 from __future__ import annotations
 
@@ -26,3 +28,17 @@ def _td_evaluator(net: str = DEFAULT_NET):
 
 
 register_evaluator("backgammon", "td", _td_evaluator)
+
+
+@register("net", games=["happy", "troshin", "triple"])
+def _make_net(game: str, net: str = "", sample: bool = False):
+    from .domino_net import NetAgent
+    return NetAgent(net=net or None, sample=sample)
+
+
+def _net_evaluator(net: str = ""):
+    from .domino_net import NetEvaluator
+    return NetEvaluator(net or None)
+
+
+register_evaluator("dominoes", "net", _net_evaluator)

@@ -22,7 +22,16 @@ family ``"dominoes"``): ``eval=NAME[:ARG]`` picks any registered evaluator — `
   node's state with the evaluator — every seat's expected return at once; by default
   ``eval=rollout``, finishing the game with uniformly random moves — and backs the values
   up.  Works for every domino variant and player count.  Parameters: ``iters`` (default
-  1000), ``time`` (seconds per move), ``c`` (exploration, default 0.7), ``eval``.
+  1000), ``time`` (seconds per move), ``c`` (exploration, default 0.7; 1.5 with ``net``),
+  ``eval``, ``net``.
+  With ``net=NAME|PATH`` (or ``net=shipped``: the variant's shipped net) the search is
+  guided by a policy-and-value network (:mod:`pipslab.agents.domino_net`), as AlphaZero's
+  PUCT but over information sets: a node is valued when it is first reached, in one
+  forward pass, by every seat's value head (each from its own view of the sampled
+  world) — no playout — and the policy of the seat to move there becomes the node's
+  prior; selection maximises ``Q + c * P * sqrt(availability) / (1 + visits)``
+  (availability counts as in plain ISMCTS; an action the prior never saw, legal only in
+  another sampled world, gets ``1 / legal moves``; unvisited children count Q = 0).
 * ``oracle`` — **cheats**: sees every hand and the boneyard order and plays the exact
   solver's move.  Only an upper bound for tables; never a fair opponent.
 
@@ -119,7 +128,7 @@ class PIMCAgent(Agent):
 
 
 class _Node:
-    __slots__ = ("children", "visits", "avail", "total", "player")
+    __slots__ = ("children", "visits", "avail", "total", "player", "prior")
 
     def __init__(self, player: int):
         self.children = {}
@@ -132,16 +141,24 @@ class _Node:
 class ISMCTSAgent(Agent):
     name = "ismcts"
 
-    def __init__(self, iters: int = 1000, time: float | None = None, c: float = 0.7, eval: str = "rollout"):
+    def __init__(self, iters: int = 1000, time: float | None = None, c: float | None = None,
+                 eval: str = "rollout", net: str = ""):
         self.budget = _Budget("ismcts", "iters", iters, time)
-        self.c = c
-        self.evaluator = make_evaluator("dominoes", eval)
+        self.guided = bool(net)
+        if net and eval != "rollout":
+            raise PipslabError("ismcts: net= values nodes with the net; give net= or eval=, not both")
+        self.c = c if c is not None else (1.5 if net else 0.7)
+        # net=shipped: the shipped net of the variant being played (found at the first move)
+        self.evaluator = make_evaluator("dominoes", "net" + ("" if net == "shipped" else f":{net}")) if net \
+            else make_evaluator("dominoes", eval)
 
     def act(self, observation: Observation, rng: np.random.Generator) -> int:
         legal = observation.legal_actions
         if len(legal) == 1:
             return legal[0]
         view = observation.view
+        if self.guided:
+            return self._act_guided(observation, rng)
         root = _Node(-1)
         c = self.c
         log = math.log
@@ -188,6 +205,59 @@ class ISMCTSAgent(Agent):
                 returns = world.returns()
             else:
                 returns = domino_returns(evaluator, [world])[0].tolist()
+            for nd in path:
+                nd.visits += 1
+                nd.total += returns[nd.player]
+            if not budget.more():
+                break
+        best_visits, best_a = -1, legal[0]
+        for a in legal:
+            ch = root.children.get(a)
+            if ch is not None and ch.visits > best_visits:
+                best_visits, best_a = ch.visits, a
+        return best_a
+
+
+    def _act_guided(self, observation: Observation, rng: np.random.Generator) -> int:
+        """ISMCTS with the net's prior and values (the module docstring)."""
+        legal = observation.legal_actions
+        view = observation.view
+        root = _Node(-1)
+        root.prior = None
+        c = self.c
+        sqrt = math.sqrt
+        guide = self.evaluator.guide
+        budget = self.budget.start()
+        fast = random.Random(int(rng.integers(1 << 62)))
+        while True:
+            world = sample_world(view, fast)
+            node = root
+            path = []
+            while True:
+                if world.is_terminal:
+                    returns = world.returns()
+                    break
+                acts = world.legal_actions()
+                if node.prior is None:          # first reached: value it, keep its prior
+                    node.prior, returns = guide(world, acts)
+                    break
+                children, prior = node.children, node.prior
+                unseen = 1.0 / len(acts)
+                best_score, best_a = -1e18, acts[0]
+                for b in acts:
+                    ch = children.get(b)
+                    if ch is None:
+                        ch = children[b] = _Node(world.current_player)
+                        ch.prior = None
+                    else:
+                        ch.avail += 1
+                    q = ch.total / ch.visits if ch.visits else 0.0
+                    score = q + c * prior.get(b, unseen) * sqrt(ch.avail) / (1 + ch.visits)
+                    if score > best_score:
+                        best_score, best_a = score, b
+                node = children[best_a]
+                world.apply(best_a)
+                path.append(node)
             for nd in path:
                 nd.visits += 1
                 nd.total += returns[nd.player]

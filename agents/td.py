@@ -32,7 +32,6 @@ torch until one is built:
 """
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Dict, Tuple
 
@@ -46,10 +45,11 @@ from pipslab.envs.errors import PipslabError
 from .backgammon import AfterstateAgent
 from .backgammon_value import finished_points, swap
 from .evaluators import BackgammonEvaluator, equity
+from .netfiles import net_path, read_net_file
+from .netfiles import shipped_nets as _all_shipped
 from .neural import DEFAULT_NET
 
 NET_FORMAT = "pipslab-td-backgammon"
-NETS_DIR = Path(__file__).resolve().parent / "nets"
 OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 _FLIP = [0, 3, 4, 1, 2]
 
@@ -121,35 +121,14 @@ def net_dict(net: TDNet, meta: dict = None, **extra) -> dict:
             "meta": dict(meta or {}), **extra}
 
 
-def net_path(name_or_path: str) -> Path:
-    """A shipped net's file for a bare name, else the path as given."""
-    text = str(name_or_path)
-    if "/" in text or text.endswith(".pt") or Path(text).exists():
-        return Path(text)
-    return NETS_DIR / f"{text}.pt"
-
-
 def shipped_nets() -> list:
-    return sorted(p.stem for p in NETS_DIR.glob("*.pt"))
+    """The shipped backgammon nets (the domino ones are named after their variant)."""
+    return [n for n in _all_shipped() if not n.startswith(("happy-", "troshin-", "triple-"))]
 
 
 def read_checkpoint(path: Path) -> dict:
     """The dict in a net or checkpoint file, checked for shape; one-line errors."""
-    if not path.is_file():
-        known = ", ".join(shipped_nets()) or "none"
-        raise PipslabError(f"no network file {str(path)!r} (shipped nets: {known})")
-    try:
-        with warnings.catch_warnings():   # torch warns before refusing a foreign pickle
-            warnings.simplefilter("ignore")
-            data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises many kinds for a damaged file
-        raise PipslabError(f"{path}: not a readable network file ({type(exc).__name__})") from None
-    if not isinstance(data, dict) or data.get("format") != NET_FORMAT:
-        raise PipslabError(f"{path}: not a pipslab backgammon network (format {NET_FORMAT!r} expected)")
-    for key in ("config", "model"):
-        if not isinstance(data.get(key), dict):
-            raise PipslabError(f"{path}: the network file has no {key!r} table")
-    return data
+    return read_net_file(path, NET_FORMAT, "backgammon network", ", ".join(shipped_nets()))
 
 
 def net_from(data: dict, path) -> TDNet:

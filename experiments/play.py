@@ -83,7 +83,8 @@ def run(ns) -> int:
         raise PipslabError(f"{ns.game} has {players} seats: give {players} agents, got {len(names)}")
     if ns.games < 1:
         raise PipslabError("--games must be at least 1")
-    new_seat_agents(names, ns.game)   # a bad agent spec fails here, before anything is printed
+    for agent in new_seat_agents(names, ns.game):   # a bad agent spec fails here, before anything is printed
+        agent.check_table(ns.game, options)
     if ns.position:
         start = spec.new_state(None, options)  # a malformed position fails here, before anything is printed
         if start.is_terminal:

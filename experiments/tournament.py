@@ -303,7 +303,7 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
     # build every agent once here: a bad spec fails now, with one line, before any worker starts
     from pipslab.agents.registry import make_agent
     for name in args.agents:
-        make_agent(name, args.game)
+        make_agent(name, args.game).check_table(args.game, options)
     units = game_units(spec, options)
     plan = Plan(len(args.agents), units, args.fmt, args.duplicate, task.hero)
 

@@ -1,7 +1,9 @@
 """``pipslab train GAME ...``: self-play training of a neural agent for one game.
 
 * ``pipslab train backgammon`` -- TD(λ) of the ``td`` value network
-  (:mod:`pipslab.experiments.train_backgammon`).
+  (:mod:`pipslab.experiments.train_backgammon`);
+* ``pipslab train happy|troshin|triple`` -- masked PPO of the ``net`` policy in a league
+  (:mod:`pipslab.experiments.train_dominoes`).
 
 Each game's trainer has its own flags (``pipslab train backgammon --help``).
 """
@@ -12,6 +14,9 @@ import importlib
 # game -> (module, one-line help)
 TRAINERS = {
     "backgammon": ("pipslab.experiments.train_backgammon", "TD(λ) self-play of the td value network"),
+    "happy": ("pipslab.experiments.train_dominoes", "masked PPO of the net policy in a league (Happy)"),
+    "troshin": ("pipslab.experiments.train_dominoes", "masked PPO of the net policy in a league (Troshin)"),
+    "triple": ("pipslab.experiments.train_dominoes", "masked PPO of the net policy in a league (Triple)"),
 }
 
 
@@ -22,7 +27,10 @@ def add_arguments(parser) -> None:
         module = importlib.import_module(module_name)
         p = sub.add_parser(name, help=help_text, description=module.__doc__,
                            formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
-        module.add_arguments(p)
+        if module_name.endswith("train_dominoes"):
+            module.add_arguments(p, name)
+        else:
+            module.add_arguments(p)
 
 
 def run(ns) -> int:

@@ -1,0 +1,315 @@
+"""Neural domino players: a policy-and-value network per variant, the ``net`` agent, the
+``eval=net`` evaluator and the guidance ``ismcts:net=NAME`` searches with.
+
+The network (:class:`PolicyNet`) acts from **one seat's observation** — the game's own
+encoder of ``state.observe(seat)`` (``Game.observation_encoder``: Happy's 111 floats,
+Troshin's 191, Triple's 220; documented in the Gymnasium envs' docstrings), so it sees
+exactly what the seat may see and nothing of the other hands or the boneyard.  It
+outputs one logit per action id of the variant and a value in ``[-1, 1]``: the seat's
+expected return on the game's ``returns()`` scale (zero-sum; partners share theirs).
+Illegal actions are masked out before the softmax (their logits set to ``-inf``), so
+they get probability exactly zero and are never chosen or sampled.
+
+Play runs on a numpy copy of the weights (:class:`NetPlayer`): an agent or a search
+values one to four observations at a time, where torch's per-call overhead would cost
+more than the arithmetic (a forward pass of the 256x256 net on four rows takes ~15 µs
+in numpy).  Files are written by ``torch.save`` of a plain dict and read with
+``torch.load(weights_only=True)`` (:mod:`pipslab.agents.netfiles`); shipped nets are
+``agents/nets/<variant>.pt`` (``happy-block``, ``happy-draw``, ``troshin-4-pairs``,
+``triple-3``) with a model card ``<variant>.md`` beside each.
+
+Made by name through :mod:`pipslab.agents.neural` (torch is imported only when one is
+built):
+
+* ``net`` — plays the shipped net of the variant being played (a clear error when none
+  is shipped); ``net:net=NAME`` another shipped net, ``net:net=PATH`` a file or training
+  checkpoint of ``pipslab train``; greedy (the most probable legal action, ties to the
+  lowest id) unless ``sample=true`` (drawn from the masked policy with the game's rng).
+* ``eval=net`` / ``eval=net:NAME|PATH`` (family ``dominoes``) — the value head on the
+  evaluator seam: ``pimc:depth=4,eval=net`` scores its depth-limited leaves with it, and
+  ``ismcts:eval=net`` its new nodes.
+* ``ismcts:net=NAME`` — ISMCTS guided by the net (:meth:`NetEvaluator.guide`): the
+  policy of the seat to move is the prior of a PUCT selection, the value heads of every
+  seat value the new node (see :mod:`pipslab.agents.search_dominoes`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import torch
+from torch import nn
+
+from pipslab.envs.errors import PipslabError
+from pipslab.envs.game import GAMES
+
+from .base import Agent, Observation
+from .evaluators import DominoEvaluator
+from .netfiles import net_path, read_net_file, shipped_nets
+
+NET_FORMAT = "pipslab-policy-dominoes"
+DEFAULT_HIDDEN = (256, 256)
+DOMINO_PREFIXES = ("happy-", "troshin-", "triple-")
+
+
+def domino_nets() -> List[str]:
+    """The shipped domino nets, named after their variant."""
+    return [n for n in shipped_nets() if n.startswith(DOMINO_PREFIXES)]
+
+
+def net_spec(game: str, options: dict) -> dict:
+    """The ``config`` of a net for ``game`` with ``options``: the game, its options, the
+    variant's name, the observation size and the number of actions."""
+    g = GAMES[game]
+    opts = g.resolve({k: v for k, v in options.items() if k != "position"})
+    opts.pop("position", None)
+    if opts.get("match"):
+        raise PipslabError("a net plays hands; train it without --match (it plays matches hand by hand)")
+    return {"game": game, "options": opts, "variant": g.variant_label(opts),
+            "inputs": g.observation_encoder(opts).size, "actions": g.actions(opts)}
+
+
+class PolicyNet(nn.Module):
+    """``observation -> hidden (ReLU) x k -> (logits over the action ids, value)``.
+
+    ``config``: :func:`net_spec`'s table plus ``hidden`` (layer sizes)."""
+
+    def __init__(self, config: dict):
+        super().__init__()
+        hidden = [int(h) for h in config.get("hidden", DEFAULT_HIDDEN)]
+        if not hidden or min(hidden) < 1:
+            raise PipslabError(f"hidden layer sizes must be positive, got {hidden}")
+        self.config = dict(config, hidden=hidden)
+        layers, width = [], int(config["inputs"])
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.body = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, int(config["actions"]))
+        self.value = nn.Linear(width, 1)
+
+    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        h = self.body(x)
+        return self.policy(h), torch.tanh(self.value(h)).squeeze(-1)
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Logits with the illegal actions (``mask == 0``) at ``-inf``: probability 0."""
+    return logits.masked_fill(mask == 0, float("-inf"))
+
+
+def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Row-wise softmax over the legal actions; illegal ones get exactly 0."""
+    z = np.where(mask != 0, logits, -np.inf)
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def sample_action(probs: np.ndarray, legal: Sequence[int], u: float) -> int:
+    """The legal action whose share of the cumulative probability holds ``u`` in [0, 1):
+    only legal actions can come out, whatever the rounding."""
+    legal = np.asarray(legal)
+    c = np.cumsum(probs[legal])
+    return int(legal[min(int(np.searchsorted(c, u * c[-1], side="right")), len(legal) - 1)])
+
+
+def net_dict(net: PolicyNet, meta: Optional[dict] = None, **extra) -> dict:
+    """What :func:`load_player` reads (``extra`` rides along in a training checkpoint)."""
+    return {"format": NET_FORMAT, "config": dict(net.config), "model": net.state_dict(),
+            "meta": dict(meta or {}), **extra}
+
+
+def read_net(path: Path) -> dict:
+    return read_net_file(path, NET_FORMAT, "domino policy network", ", ".join(domino_nets()))
+
+
+def net_from(data: dict, path) -> PolicyNet:
+    """The :class:`PolicyNet` of a file's dict; one-line errors when it does not fit."""
+    cfg = data["config"]
+    try:
+        for key in ("game", "options", "variant", "inputs", "actions"):
+            if key not in cfg:
+                raise PipslabError(f"the network's config has no {key!r}")
+        net = PolicyNet(cfg)
+        net.load_state_dict(data["model"], strict=True)
+    except PipslabError as exc:
+        raise PipslabError(f"{path}: {exc}") from None
+    except (RuntimeError, TypeError, ValueError, KeyError) as exc:
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise PipslabError(f"{path}: the weights do not fit the network they describe ({first})") from None
+    net.eval()
+    return net
+
+
+class NetPlayer:
+    """A read-only numpy copy of a :class:`PolicyNet` for play and search.
+
+    ``encode(view)`` is the variant's observation; :meth:`forward` takes rows of them."""
+
+    def __init__(self, net: PolicyNet, source: str = ""):
+        self.config = dict(net.config)
+        self.source = source
+        self.variant = self.config["variant"]
+        layers = [m for m in net.body if isinstance(m, nn.Linear)]
+        self.body = [(m.weight.detach().numpy().T.astype(np.float32).copy(),
+                      m.bias.detach().numpy().astype(np.float32).copy()) for m in layers]
+        self.w_pi = net.policy.weight.detach().numpy().T.astype(np.float32).copy()
+        self.b_pi = net.policy.bias.detach().numpy().astype(np.float32).copy()
+        self.w_v = net.value.weight.detach().numpy().T.astype(np.float32).copy()
+        self.b_v = net.value.bias.detach().numpy().astype(np.float32).copy()
+        g = GAMES[self.config["game"]]
+        self.encode = g.observation_encoder(self.config["options"]).encode
+
+    def forward(self, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """``(logits (k, actions), values (k,))`` of ``k`` observation rows."""
+        h = np.asarray(x, dtype=np.float32)
+        for w, b in self.body:
+            h = h @ w
+            h += b
+            np.maximum(h, 0.0, out=h)
+        return h @ self.w_pi + self.b_pi, np.tanh(h @ self.w_v + self.b_v)[:, 0]
+
+    def check_variant(self, variant) -> None:
+        name = getattr(variant, "name", variant)
+        if name != self.variant:
+            raise PipslabError(f"net {self.source!r} was trained for {self.variant}, not {name}")
+
+
+_CACHE: Dict[Tuple[str, float], NetPlayer] = {}
+
+
+def shipped_name(variant_name: str) -> str:
+    """The shipped net of a variant; a clear error when there is none."""
+    if (net_path(variant_name)).is_file():
+        return variant_name
+    known = ", ".join(domino_nets()) or "none"
+    raise PipslabError(f"no shipped net for {variant_name} (shipped: {known}); train one with "
+                       f"`pipslab train` and play it with net:net=PATH")
+
+
+def load_player(name_or_path: str) -> NetPlayer:
+    """The net of a shipped name or a file, loaded once per process (keyed by the file
+    and its modification time).  Read-only: play never changes it."""
+    path = net_path(name_or_path)
+    try:
+        key = (str(path.resolve()), path.stat().st_mtime)
+    except OSError:
+        key = None
+    if key is not None and key in _CACHE:
+        return _CACHE[key]
+    player = NetPlayer(net_from(read_net(path), path), str(name_or_path))
+    if key is not None:
+        _CACHE[key] = player
+    return player
+
+
+class _NetChoice:
+    """The net named by an agent's or evaluator's ``net`` parameter, or — when none is
+    named — the shipped net of the variant being played, found at first use."""
+
+    def __init__(self, net: Optional[str]):
+        self.name = None if net in (None, "") else str(net)
+        self.player: Optional[NetPlayer] = load_player(self.name) if self.name else None
+
+    def get(self, variant) -> NetPlayer:
+        if self.player is None:
+            self.player = load_player(shipped_name(variant.name))
+        self.player.check_variant(variant)
+        return self.player
+
+
+class NetAgent(Agent):
+    """Plays the net's policy from its own seat's view: greedy, or sampled with
+    ``sample=true``.  Holds nothing between games but the shared read-only net."""
+
+    name = "net"
+
+    def __init__(self, net: Optional[str] = None, sample: bool = False):
+        self.choice = _NetChoice(net)
+        self.sample = bool(sample)
+
+    def check_table(self, game: str, options: dict) -> None:
+        """The net must exist for the variant these options make (one line if not)."""
+        state = GAMES[game].new_state(np.random.default_rng(0), options)
+        self.choice.get(state.variant)
+
+    @classmethod
+    def of(cls, player: NetPlayer, sample: bool = False) -> "NetAgent":
+        """An agent playing an already loaded net (the trainer's frozen snapshots)."""
+        agent = cls.__new__(cls)
+        agent.choice = _NetChoice(None)
+        agent.choice.player = player
+        agent.sample = bool(sample)
+        return agent
+
+    def probabilities(self, observation: Observation) -> np.ndarray:
+        """The masked policy over every action id (zeros on the illegal ones)."""
+        view = observation.view
+        player = self.choice.get(view.variant)
+        logits, _ = player.forward(player.encode(view)[None])
+        return masked_softmax(logits, observation.action_mask[None])[0]
+
+    def act(self, observation: Observation, rng: np.random.Generator) -> int:
+        legal = observation.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        p = self.probabilities(observation)
+        if self.sample:
+            return sample_action(p, legal, rng.random())
+        return int(np.argmax(p))       # first maximum: ties go to the lowest action id
+
+
+class NetEvaluator(DominoEvaluator):
+    """The value head on the evaluator seam (family ``dominoes``): each seat's value of a
+    state is the net's value of **that seat's view** of it (``state.observe(seat)``), so
+    a sampled world is judged only by what each seat could see there."""
+
+    def __init__(self, net: Optional[str] = None):
+        self.choice = _NetChoice(net)
+
+    def returns(self, states) -> np.ndarray:
+        out = np.zeros((len(states), states[0].variant.players if len(states) else 0))
+        rows, where = [], []
+        for i, s in enumerate(states):
+            if s.is_terminal:
+                out[i] = s.returns()
+                continue
+            player = self.choice.get(s.variant)
+            for seat in range(s.variant.players):
+                rows.append(player.encode(s.observe(seat)))
+                where.append((i, seat))
+        if rows:
+            _, values = player.forward(np.stack(rows))
+            for (i, seat), v in zip(where, values):
+                out[i, seat] = v
+        return out
+
+    def values(self, states, seat: int) -> np.ndarray:
+        out = np.zeros(len(states))
+        rows, where = [], []
+        for i, s in enumerate(states):
+            if s.is_terminal:
+                out[i] = s.returns()[seat]
+            else:
+                player = self.choice.get(s.variant)
+                rows.append(player.encode(s.observe(seat)))
+                where.append(i)
+        if rows:
+            out[where] = player.forward(np.stack(rows))[1]
+        return out
+
+    def guide(self, world, legal: Sequence[int]) -> Tuple[Dict[int, float], List[float]]:
+        """``(prior, returns)`` of an unfinished state in one forward pass: the policy of
+        the seat to move over ``legal`` (from its view) and every seat's value (each from
+        its own view)."""
+        player = self.choice.get(world.variant)
+        n = world.variant.players
+        mover = world.current_player
+        x = np.stack([player.encode(world.observe(seat)) for seat in range(n)])
+        logits, values = player.forward(x)
+        z = logits[mover, list(legal)]
+        e = np.exp(z - z.max())
+        e /= e.sum()
+        return dict(zip(legal, e.tolist())), values.tolist()

@@ -1,0 +1,717 @@
+"""``pipslab train happy|troshin|triple``: masked PPO of a domino policy in a league.
+
+    pipslab train happy --mode block --hands 300000 --seed 0 --out results/train-happy-block
+    pipslab train troshin --players 4 --pairs --out results/train-troshin-4-pairs
+    pipslab train happy --out results/train-happy-block --resume           # after Ctrl-C/kill
+    pipslab train happy --exploit net --hands 100000 --out results/exploit-net   # best response
+
+One readable loop (CleanRL's shape: an args dataclass, a seeding block, then the loop):
+
+1. **Play an update's hands** (``batch_hands`` of them, in lock-step).  Each hand's
+   table is drawn from its own stream: with probability ``self_play`` the current
+   learner plays every seat; otherwise the learner plays one side (a seat, or both seats
+   of a pair: partners share the policy and the team's reward) and every other side is
+   a **league** opponent.  Whenever some hands wait for the learner, one forward pass
+   (numpy, :class:`~pipslab.agents.domino_net.NetPlayer`) gives their policies and
+   values and each samples its action; forced moves (one legal action) are played
+   without asking and are not training data.
+2. **The update**: each seat's decisions of a hand form a trajectory whose only reward is
+   the hand's return for that seat at the end (zero-sum, the game's ``returns()``);
+   advantages are GAE(λ) with γ = 1 over the value head, then ``epochs`` passes of
+   minibatch Adam on PPO's clipped surrogate, the value loss and an entropy bonus, all
+   over the **masked** policy (illegal actions at ``-inf``: probability 0).
+
+Why masked PPO: the action sets are tiny (a handful of legal moves), the episodes short
+(6–15 decisions), and the reward comes only at the end — a setting where an on-policy
+actor-critic with a learned baseline is simple, stable and cheap per sample, and the
+policy it learns is exactly what the ``net`` agent and ISMCTS's prior need.  The games
+are luck-heavy, so updates use many hands (512 by default) to keep the gradient's noise
+down.
+
+**The league** (why: self-play alone can cycle, chasing its own latest weaknesses).  The
+pool holds the built-in agents of ``league`` (``heaviest``, ``suits``, …) and frozen
+snapshots of the learner taken every ``snapshot_every`` updates (the last
+``max_snapshots``, playing by sampling their policy).  Each non-self-play hand draws
+each opposing side's member with probability proportional to
+``(1 - s) ** pfsp_power + 0.05``, where ``s`` is the learner's recent score against it
+(win 1, draw ½, loss 0; a moving average over updates, starting at ½): prioritised
+fictitious self-play — opponents the learner still loses to come back most, beaten ones
+rarely but never never.
+
+**The exploiter** (``--exploit SPEC``): a fresh learner trained only against one fixed
+opponent (an agent spec: ``net`` — the shipped net, greedy as it plays —, ``net:net=PATH``,
+``suits`` …) on every other side, no self-play, no snapshots.  Its final win rate against
+that opponent measures how exploitable the opponent is (lower is better for it).
+
+Every ``checkpoint_every`` updates a checkpoint (``DIR/checkpoint.pt``: net, Adam state,
+the league's snapshots and scores, hands, updates, wall seconds, curve) is written
+atomically; every ``eval_every`` hands ``eval_games`` duplicate games of the net against
+each ``eval_against`` agent go through the tournament harness (``DIR/evals/…``) into
+``DIR/curve.csv`` and ``DIR/curve.png``.  At the end ``DIR/net.pt`` is the net alone.
+
+Randomness: the initial weights come from ``seed``; hand ``h`` (counted over the whole
+run) is dealt, seated and played from ``numpy.random.default_rng([seed, 2, h])`` — its
+deal, its table, the learner's sampled actions and the league agents' choices — so a hand
+does not depend on which others share its update; the minibatch order of update ``k``
+from ``default_rng([seed, 3, k])``.  Updates are whole and checkpoints fall between them,
+so a run stopped and resumed ends with the same weights as one run straight through (a
+test checks it); torch runs with ``threads`` intra-op threads (default 1).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import io
+import json
+import math
+import shlex
+import sys
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from pipslab.agents.base import Agent, Observation
+from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_logits, net_dict, net_from, net_spec,
+                                       read_net, sample_action)
+from pipslab.agents.registry import make_agent
+from pipslab.envs.errors import PipslabError
+from pipslab.envs.game import GAMES
+
+from .files import atomic_path, atomic_write_text
+from .ratings import wilson_interval
+from .runner import RunLock, check_out
+
+CHECKPOINT = "checkpoint.pt"
+CURVE_FIELDS = ["hands", "wall_s", "opponent", "eval_games", "win_rate", "win_low", "win_high",
+                "points_per_game"]
+DOMINO_GAMES = ("happy", "troshin", "triple")
+
+# per game: the built-in league members and the curve's opponents (the variant's best
+# search agent at a small budget last)
+LEAGUE = {"happy": ["random", "heaviest", "suits"],
+          "troshin": ["random", "heaviest", "suits", "partner"],
+          "triple": ["random", "heaviest", "suits", "greedy"]}
+EVAL_AGAINST = {"happy": ["heaviest", "suits", "pimc:samples=5"],
+                "troshin": ["heaviest", "suits", "ismcts:iters=100"],
+                "triple": ["heaviest", "suits", "greedy"]}
+
+
+@dataclass
+class TrainArgs:
+    game: str = "happy"
+    options: Dict[str, object] = field(default_factory=dict)   # mode / players / pairs
+    hands: int = 200_000          # training hands (rounded up to whole updates)
+    seed: int = 0
+    out: str = ""                 # default results/train-<variant>
+    resume: bool = False
+    hidden: List[int] = field(default_factory=lambda: [256, 256])
+    lr: float = 3e-4
+    batch_hands: int = 512        # hands played in lock-step per update
+    minibatch: int = 1024
+    epochs: int = 4
+    clip: float = 0.2
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    self_play: float = 0.5        # share of hands the learner plays every seat
+    league: List[str] = field(default_factory=list)   # default LEAGUE[game]
+    snapshot_every: int = 25      # updates between frozen snapshots of the learner
+    max_snapshots: int = 8
+    pfsp_power: float = 2.0
+    exploit: str = ""             # train a best response against this agent spec instead
+    checkpoint_every: int = 10    # updates
+    eval_every: int = 50_000      # hands
+    eval_games: int = 200         # duplicate games per opponent at every evaluation (0: none)
+    eval_against: List[str] = field(default_factory=list)   # default EVAL_AGAINST[game]
+    threads: int = 1
+    progress: bool = True
+    config: Optional[str] = None
+
+    def __post_init__(self):
+        self.fill_defaults()
+
+    def fill_defaults(self) -> None:
+        if self.game in LEAGUE:
+            if not self.league:
+                self.league = list(LEAGUE[self.game])
+            if not self.eval_against:
+                self.eval_against = [self.exploit] if self.exploit else list(EVAL_AGAINST[self.game])
+
+    @property
+    def variant(self) -> str:
+        return GAMES[self.game].variant_label(self.options)
+
+    def validate(self) -> None:
+        if self.game not in DOMINO_GAMES:
+            raise PipslabError(f"unknown domino game {self.game!r}; known: {', '.join(DOMINO_GAMES)}")
+        net_spec(self.game, self.options)        # checks the options (pairs needs 4 players, no match)
+
+        def whole(name, low=1):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < low or v > 10**9:
+                raise PipslabError(f"--{name.replace('_', '-')} must be an integer from {low} to 10^9, got {v!r}")
+        for name in ("hands", "batch_hands", "minibatch", "epochs", "snapshot_every", "max_snapshots",
+                     "checkpoint_every", "eval_every", "threads"):
+            whole(name)
+        whole("eval_games", 0)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
+            raise PipslabError(f"--seed must be a non-negative integer, got {self.seed!r}")
+
+        def number(name, low, high, open_low=False):
+            v = getattr(self, name)
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and \
+                (v > low if open_low else v >= low) and v <= high
+            if not ok:
+                raise PipslabError(f"--{name.replace('_', '-')} must lie in {'(' if open_low else '['}{low}, {high}], "
+                                   f"got {v!r}")
+        number("lr", 0, 1, open_low=True)
+        number("clip", 0, 1, open_low=True)
+        for name in ("gae_lambda", "self_play"):
+            number(name, 0, 1)
+        for name in ("ent_coef", "vf_coef", "pfsp_power"):
+            number(name, 0, 100)
+        if not self.hidden or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 4096
+                                  for h in self.hidden):
+            raise PipslabError(f"--hidden must list layer sizes from 1 to 4096, got {self.hidden!r}")
+        for spec in self.league + self.eval_against + ([self.exploit] if self.exploit else []):
+            make_agent(spec, self.game)          # a bad spec fails now, with one line
+        if not self.exploit and not self.league and self.self_play < 1:
+            raise PipslabError("--league is empty: give agents, or --self-play 1")
+
+    def hyper(self) -> dict:
+        """What must match for ``--resume`` to continue the same run."""
+        keys = ("game", "options", "seed", "hidden", "lr", "batch_hands", "minibatch", "epochs", "clip",
+                "gae_lambda", "ent_coef", "vf_coef", "self_play", "league", "snapshot_every", "max_snapshots",
+                "pfsp_power", "exploit")
+        return json.loads(json.dumps({k: getattr(self, k) for k in keys}))
+
+    def command(self, resume: bool = False) -> str:
+        parts = ["pipslab", "train", self.game]
+        for k, v in self.options.items():
+            if isinstance(v, bool):
+                parts += [f"--{k}"] if v else []
+            else:
+                parts += [f"--{k}", str(v)]
+        parts += ["--hands", str(self.hands), "--seed", str(self.seed), "--out", str(self.out),
+                  "--hidden", ",".join(map(str, self.hidden)), "--lr", str(self.lr),
+                  "--batch-hands", str(self.batch_hands), "--minibatch", str(self.minibatch),
+                  "--epochs", str(self.epochs), "--clip", str(self.clip), "--gae-lambda", str(self.gae_lambda),
+                  "--ent-coef", str(self.ent_coef), "--vf-coef", str(self.vf_coef),
+                  "--self-play", str(self.self_play), "--league", ",".join(self.league),
+                  "--snapshot-every", str(self.snapshot_every), "--max-snapshots", str(self.max_snapshots),
+                  "--pfsp-power", str(self.pfsp_power), "--checkpoint-every", str(self.checkpoint_every),
+                  "--eval-every", str(self.eval_every), "--eval-games", str(self.eval_games),
+                  "--eval-against", ",".join(self.eval_against)]
+        if self.exploit:
+            parts += ["--exploit", self.exploit]
+        return shlex.join(parts + (["--resume"] if resume else []))
+
+
+# ------------------------------------------------------------------- the league
+class League:
+    """The pool of opponents and the learner's recent score against each (module
+    docstring).  Members are agent specs (``heaviest``) and frozen snapshots
+    (``snapshot-<update>``, their weights kept here)."""
+
+    def __init__(self, args: TrainArgs):
+        self.args = args
+        fixed = [args.exploit] if args.exploit else list(args.league)
+        self.members: List[str] = fixed
+        self.scores: Dict[str, float] = {m: 0.5 for m in fixed}
+        self.snapshots: Dict[str, dict] = {}       # name -> state dict
+        self._players: Dict[str, NetPlayer] = {}
+
+    def weights(self) -> np.ndarray:
+        s = np.array([self.scores[m] for m in self.members])
+        return (1.0 - s) ** self.args.pfsp_power + 0.05
+
+    def draw(self, rng: np.random.Generator) -> str:
+        w = self.weights()
+        return self.members[int(rng.choice(len(w), p=w / w.sum()))]
+
+    def agent(self, member: str, config: dict) -> Agent:
+        if member in self.snapshots:
+            if member not in self._players:
+                net = PolicyNet(config)
+                net.load_state_dict(self.snapshots[member])
+                self._players[member] = NetPlayer(net, member)
+            return NetAgent.of(self._players[member], sample=True)
+        return make_agent(member, self.args.game)
+
+    def add_snapshot(self, name: str, net: PolicyNet) -> None:
+        self.snapshots[name] = {k: v.detach().clone() for k, v in net.state_dict().items()}
+        self.members.append(name)
+        # a new snapshot starts where its parent stands: about even with the learner
+        self.scores[name] = 0.5
+        old = [m for m in self.members if m in self.snapshots]
+        for m in old[:-self.args.max_snapshots]:
+            self.members.remove(m)
+            del self.snapshots[m], self.scores[m]
+            self._players.pop(m, None)
+
+    def record(self, results: Dict[str, List[float]]) -> None:
+        for m, scores in results.items():
+            if m in self.scores and scores:
+                self.scores[m] = 0.9 * self.scores[m] + 0.1 * float(np.mean(scores))
+
+    def state(self) -> dict:
+        return {"members": list(self.members), "scores": dict(self.scores), "snapshots": self.snapshots}
+
+    def load(self, data: dict) -> None:
+        self.members = [str(m) for m in data["members"]]
+        self.scores = {str(k): float(v) for k, v in data["scores"].items()}
+        self.snapshots = {str(k): v for k, v in data["snapshots"].items()}
+        self._players = {}
+
+
+# ------------------------------------------------------------------- self-play
+@dataclass
+class Batch:
+    """An update's learner decisions, in play order per trajectory."""
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    logp: np.ndarray
+    values: np.ndarray
+    advantages: np.ndarray
+    returns: np.ndarray
+    hands: int
+    decisions: int
+    results: Dict[str, List[float]]
+
+
+def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: int, count: int) -> Batch:
+    """Hands ``first_hand .. first_hand + count - 1`` in lock-step (module docstring, 1.)
+    and their GAE advantages (2.)."""
+    game = GAMES[args.game]
+    opts = game.resolve(args.options)
+    teams = game.teams(opts)
+    n = game.players(opts)
+    num_actions = game.actions(opts)
+    encode = player.encode
+    states, rngs, seat_agents, opponent_of, learner_seats = [], [], [], [], []
+    for h in range(count):
+        rng = np.random.default_rng([args.seed, 2, first_hand + h])
+        state = game.new_state(rng, opts)
+        agents: List[Optional[Agent]] = [None] * n
+        member = None
+        if args.exploit or rng.random() >= args.self_play:
+            mine = teams[int(rng.integers(n))]          # the learner's side
+            drawn: Dict[int, Agent] = {}
+            for seat in range(n):
+                if teams[seat] != mine:
+                    if teams[seat] not in drawn:
+                        member = league.draw(rng)
+                        drawn[teams[seat]] = league.agent(member, player.config)
+                        drawn[teams[seat]].member = member
+                    agents[seat] = drawn[teams[seat]]
+                    agents[seat].reset(seat)
+        states.append(state)
+        rngs.append(rng)
+        seat_agents.append(agents)
+        opponent_of.append(sorted({a.member for a in agents if a is not None}))
+        learner_seats.append([s for s in range(n) if agents[s] is None])
+    traj: Dict[tuple, List[tuple]] = {}
+    alive = list(range(count))
+    while alive:
+        waiting, rows, masks = [], [], []
+        still = []
+        for h in alive:
+            s, rng = states[h], rngs[h]
+            while not s.is_terminal:
+                p = s.current_player
+                legal = s.legal_actions()
+                if len(legal) == 1:
+                    s.apply(legal[0])
+                    continue
+                agent = seat_agents[h][p]
+                view = s.observe(p)
+                if agent is not None:
+                    s.apply(agent.act(Observation(p, view, legal, num_actions), rng))
+                    continue
+                m = np.zeros(num_actions, dtype=np.int8)
+                m[legal] = 1
+                waiting.append((h, p))
+                rows.append(encode(view))
+                masks.append(m)
+                break
+            if not s.is_terminal:
+                still.append(h)
+        alive = still
+        if not waiting:
+            break
+        X, M = np.stack(rows), np.stack(masks)
+        logits, values = player.forward(X)
+        z = np.where(M != 0, logits, -np.inf)
+        z -= z.max(axis=1, keepdims=True)
+        probs = np.exp(z)
+        probs /= probs.sum(axis=1, keepdims=True)
+        for i, (h, p) in enumerate(waiting):
+            a = sample_action(probs[i], np.flatnonzero(M[i]), rngs[h].random())
+            states[h].apply(a)
+            traj.setdefault((h, p), []).append((X[i], M[i], a, math.log(probs[i, a]), float(values[i])))
+    # rewards and GAE(λ), γ = 1: a trajectory's only reward is its seat's return at the end
+    obs, msk, act, logp, val, adv, ret = [], [], [], [], [], [], []
+    lam = args.gae_lambda
+    for (h, p), steps in traj.items():
+        final = float(states[h].returns()[p])
+        vs = [st[4] for st in steps]
+        a_next, out = 0.0, []
+        for t in range(len(steps) - 1, -1, -1):
+            nxt = final if t == len(steps) - 1 else vs[t + 1]
+            a_next = nxt - vs[t] + lam * a_next
+            out.append(a_next)
+        out.reverse()
+        for st, a in zip(steps, out):
+            obs.append(st[0]); msk.append(st[1]); act.append(st[2]); logp.append(st[3]); val.append(st[4])
+            adv.append(a); ret.append(a + st[4])
+    results: Dict[str, List[float]] = {}
+    for h in range(count):
+        if opponent_of[h]:
+            r = states[h].returns()[learner_seats[h][0]]
+            for m in opponent_of[h]:
+                results.setdefault(m, []).append(1.0 if r > 0 else 0.5 if r == 0 else 0.0)
+    size = game.observation_encoder(opts).size
+    return Batch(obs=np.array(obs, dtype=np.float32).reshape(-1, size), masks=np.array(msk, dtype=np.int8).reshape(-1, num_actions),
+                 actions=np.array(act, dtype=np.int64), logp=np.array(logp, dtype=np.float32),
+                 values=np.array(val, dtype=np.float32), advantages=np.array(adv, dtype=np.float32),
+                 returns=np.array(ret, dtype=np.float32), hands=count, decisions=len(act), results=results)
+
+
+def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: TrainArgs, update: int) -> dict:
+    """``epochs`` passes of minibatch Adam on the clipped surrogate + value loss −
+    entropy bonus, over the masked policy."""
+    if not batch.decisions:
+        return {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0}
+    X = torch.from_numpy(batch.obs)
+    M = torch.from_numpy(batch.masks)
+    A = torch.from_numpy(batch.actions)
+    old = torch.from_numpy(batch.logp)
+    adv_all = torch.from_numpy(batch.advantages)
+    ret = torch.from_numpy(batch.returns)
+    rng = np.random.default_rng([args.seed, 3, update])
+    totals = {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0}
+    steps = 0
+    for _ in range(args.epochs):
+        order = torch.from_numpy(rng.permutation(batch.decisions))
+        for lo in range(0, batch.decisions, args.minibatch):
+            idx = order[lo:lo + args.minibatch]
+            logits, value = net(X[idx])
+            logits = masked_logits(logits, M[idx])
+            logp_all = torch.log_softmax(logits, dim=-1)
+            logp = logp_all.gather(1, A[idx, None])[:, 0]
+            # illegal actions: p = 0 and log p = -inf; 0 * -inf would poison the gradient
+            legal_logp = torch.where(M[idx] != 0, logp_all, torch.zeros_like(logp_all))
+            entropy = -(logp_all.exp() * legal_logp).sum(-1).mean()
+            adv = adv_all[idx]
+            if len(idx) > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            ratio = (logp - old[idx]).exp()
+            surrogate = torch.min(ratio * adv, ratio.clamp(1 - args.clip, 1 + args.clip) * adv).mean()
+            value_loss = ((value - ret[idx]) ** 2).mean()
+            loss = -surrogate + args.vf_coef * value_loss - args.ent_coef * entropy
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+            opt.step()
+            totals["loss"] += loss.item()
+            totals["entropy"] += entropy.item()
+            totals["value_loss"] += value_loss.item()
+            steps += 1
+    return {k: v / max(steps, 1) for k, v in totals.items()}
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    def __init__(self, hands: int, command: str):
+        super().__init__(f"interrupted after {hands} hands; resume with: {command}")
+        self.hands, self.command = hands, command
+
+
+# ------------------------------------------------------------------ run state
+def _atomic_torch_save(obj, path: Path) -> None:
+    with atomic_path(path) as tmp:
+        torch.save(obj, tmp)
+
+
+def load_run(path: Path, args: TrainArgs):
+    """``(net, optimizer, league, hands, update, wall, curve)`` from a checkpoint of the
+    same run; a checkpoint of other settings or a damaged one is refused with one line."""
+    data = read_net(path)
+    for key in ("optimizer", "hands", "update", "wall_s", "hyper", "curve", "league"):
+        if key not in data:
+            raise PipslabError(f"{path}: not a training checkpoint (no {key!r}); a shipped net cannot be resumed")
+    try:
+        hyper, curve = json.loads(data["hyper"]), json.loads(data["curve"])
+        hands, update, wall = int(data["hands"]), int(data["update"]), float(data["wall_s"])
+        league = League(args)
+        league.load(data["league"])
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise PipslabError(f"{path}: damaged training checkpoint ({type(exc).__name__})") from None
+    mine = args.hyper()
+    if hyper != mine:
+        diff = ", ".join(f"{k}={hyper.get(k)!r} (now {mine.get(k)!r})" for k in mine if hyper.get(k) != mine.get(k))
+        raise PipslabError(f"{path} was trained with other settings: {diff}; use another --out or the same flags")
+    net = net_from(data, path)
+    net.train()
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+    try:
+        opt.load_state_dict(data["optimizer"])
+    except (ValueError, KeyError, TypeError, RuntimeError) as exc:
+        raise PipslabError(f"{path}: the optimizer state does not fit the network ({type(exc).__name__})") from None
+    return net, opt, league, hands, update, wall, curve
+
+
+def write_curve(out: Path, curve: list, variant: str) -> None:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CURVE_FIELDS, lineterminator="\n")
+    w.writeheader()
+    w.writerows(curve)
+    atomic_write_text(out / "curve.csv", buf.getvalue())
+    if not curve:
+        return
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for opp in sorted({r["opponent"] for r in curve}):
+        rows = [r for r in curve if r["opponent"] == opp]
+        x = [r["hands"] for r in rows]
+        ax.plot(x, [r["win_rate"] for r in rows], marker="o", label=f"vs {opp}")
+        ax.fill_between(x, [r["win_low"] for r in rows], [r["win_high"] for r in rows], alpha=0.2)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("training hands")
+    ax.set_ylabel("win rate (Wilson 95%)")
+    ax.set_title(f"net ({variant}) against fixed opponents, duplicate deals")
+    ax.legend()
+    fig.tight_layout()
+    try:
+        with atomic_path(out / "curve.png") as tmp:
+            fig.savefig(tmp, format="png", dpi=100)
+    finally:
+        plt.close(fig)
+
+
+def evaluate(net_file: Path, out: Path, hands: int, wall: float, args: TrainArgs) -> List[dict]:
+    """``eval_games`` duplicate games of ``net:net=net_file`` against each opponent through
+    the tournament harness (one process); the win rate counts the games the net's seat
+    (or pair) won outright."""
+    from .tournament import TournamentArgs, run_tournament
+    rows = []
+    me_spec = f"net:net={net_file}"
+    for opp in args.eval_against:
+        options = dict(args.options)
+        mode = options.pop("mode", None)
+        targs = TournamentArgs(game=args.game, agents=[me_spec, opp], games=args.eval_games, seed=args.seed,
+                               mode=mode, extra_options=options,
+                               out=str(out / "evals" / f"{hands:09d}-{opp.replace(':', '_').replace('=', '')}"),
+                               progress=False, workers=1, plots=False, bootstrap=0)
+        s = run_tournament(targs).summary
+        me = s[s["agent"] == me_spec].iloc[0]
+        n, wins = int(me["games"]), int(me["wins"])
+        lo, hi = wilson_interval(wins, n)
+        rows.append({"hands": hands, "wall_s": round(wall, 1), "opponent": opp, "eval_games": n,
+                     "win_rate": round(wins / n, 4), "win_low": round(lo, 4), "win_high": round(hi, 4),
+                     "points_per_game": round(float(me["avg_points"]), 4)})
+    return rows
+
+
+def train(args: TrainArgs) -> dict:
+    """Run (or resume) a training; returns ``{"hands", "wall_s", "curve", "out"}``.  The
+    run folder is locked while it runs (a second trainer on the same ``--out`` is refused
+    with one line naming the first)."""
+    args.fill_defaults()
+    args.validate()
+    if not args.out:
+        args.out = f"results/train-{args.variant}" + ("-exploit" if args.exploit else "")
+    out = check_out(args.out)
+    ckpt = out / CHECKPOINT
+    if args.resume:
+        if not ckpt.exists():
+            raise PipslabError(f"nothing to resume in {str(out)!r} (no {CHECKPOINT})")
+    elif ckpt.exists():
+        raise PipslabError(f"{str(out)!r} already holds a training run; add --resume to continue it or pick another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PipslabError(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}") from None
+    lock = RunLock(out).acquire(args.command())
+    try:
+        return _train(args, out, ckpt)
+    finally:
+        lock.release()
+
+
+def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
+    # seeding block
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    config = dict(net_spec(args.game, args.options), hidden=list(args.hidden))
+    if args.resume:
+        net, opt, league, hands, update, wall, curve = load_run(ckpt, args)
+    else:
+        net = PolicyNet(config)
+        opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+        league, hands, update, wall, curve = League(args), 0, 0, 0.0, []
+    net.train()
+    target = -(-args.hands // args.batch_hands) * args.batch_hands
+
+    def meta():
+        return {"hands": hands, "wall_s": round(wall, 1), "command": args.command()}
+
+    def save():
+        _atomic_torch_save(net_dict(net, meta=meta(), optimizer=opt.state_dict(), hands=hands, update=update,
+                                    wall_s=wall, hyper=json.dumps(args.hyper()), curve=json.dumps(curve),
+                                    league=league.state()), ckpt)
+
+    bar = tqdm(total=target, initial=min(hands, target), unit="hand", disable=not args.progress,
+               dynamic_ncols=True, smoothing=0.05)
+    t0 = time.perf_counter() - wall
+    try:
+        while hands < target:
+            batch = play_hands(NetPlayer(net, "learner"), league, args, hands, args.batch_hands)
+            stats = ppo_update(net, opt, batch, args, update)
+            league.record(batch.results)
+            hands += args.batch_hands
+            update += 1
+            if not args.exploit and update % args.snapshot_every == 0:
+                league.add_snapshot(f"snapshot-{update}", net)
+            wall = time.perf_counter() - t0
+            bar.update(args.batch_hands)
+            bar.set_postfix(entropy=f"{stats['entropy']:.2f}", vloss=f"{stats['value_loss']:.3f}",
+                            dec=f"{batch.decisions / batch.hands:.1f}")
+            due_eval = args.eval_games > 0 and (hands // args.eval_every > (hands - args.batch_hands) // args.eval_every
+                                               or hands >= target)
+            if due_eval or update % args.checkpoint_every == 0:
+                save()
+            if due_eval:
+                net.eval()
+                rows = evaluate(ckpt, out, hands, wall, args)
+                net.train()
+                curve.extend(rows)
+                write_curve(out, curve, args.variant)
+                for r in rows:
+                    bar.write(f"{hands} hands, {wall:.0f} s: {r['win_rate']:.1%} "
+                              f"[{r['win_low']:.1%}, {r['win_high']:.1%}] against {r['opponent']}")
+                t0 += time.perf_counter() - t0 - wall     # evaluation time is not training time
+                save()
+    except KeyboardInterrupt:
+        bar.close()
+        save()
+        raise TrainingInterrupted(hands, dataclasses.replace(args, resume=True).command(resume=True)) from None
+    bar.close()
+    save()
+    _atomic_torch_save(net_dict(net, meta=meta()), out / "net.pt")
+    return {"hands": hands, "wall_s": wall, "curve": curve, "out": str(out)}
+
+
+# ----------------------------------------------------------------------- CLI
+def _int_list(text: str) -> List[int]:
+    try:
+        return [int(x) for x in str(text).split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def _spec_list(text: str) -> List[str]:
+    return [a.strip() for a in str(text).split(",") if a.strip()]
+
+
+def add_arguments(p, game: str = "happy") -> None:
+    d = TrainArgs(game=game)
+    if game == "happy":
+        p.add_argument("--mode", choices=("block", "draw"), default=None, help="Happy dominoes mode (default block)")
+    else:
+        p.add_argument("--players", type=int, default=None, help="seats at the table (2-4, default 2)")
+        if game == "troshin":
+            p.add_argument("--pairs", action="store_true", default=None, help="four players as two pairs")
+    p.add_argument("--hands", type=int, default=None, help=f"training hands (default {d.hands:,})")
+    p.add_argument("--seed", type=int, default=None, help="seed of the whole run (default 0)")
+    p.add_argument("--out", default=None, help="run folder (default results/train-<variant>)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    p.add_argument("--config", default=None, help="TOML file with any of these flags as keys")
+    p.add_argument("--exploit", default=None, metavar="AGENT",
+                   help="train a fresh best response against this fixed agent (e.g. net, suits) and report it")
+    p.add_argument("--hidden", type=_int_list, default=None, help="hidden layer sizes (default 256,256)")
+    p.add_argument("--lr", type=float, default=None, help=f"Adam learning rate (default {d.lr})")
+    p.add_argument("--batch-hands", type=int, default=None, help=f"hands per update (default {d.batch_hands})")
+    p.add_argument("--minibatch", type=int, default=None)
+    p.add_argument("--epochs", type=int, default=None)
+    p.add_argument("--clip", type=float, default=None)
+    p.add_argument("--gae-lambda", type=float, default=None)
+    p.add_argument("--ent-coef", type=float, default=None)
+    p.add_argument("--vf-coef", type=float, default=None)
+    p.add_argument("--self-play", type=float, default=None, help=f"share of pure self-play hands (default {d.self_play})")
+    p.add_argument("--league", type=_spec_list, default=None,
+                   help=f"built-in league agents (default {','.join(d.league)})")
+    p.add_argument("--snapshot-every", type=int, default=None, help="updates between frozen snapshots")
+    p.add_argument("--max-snapshots", type=int, default=None)
+    p.add_argument("--pfsp-power", type=float, default=None)
+    p.add_argument("--checkpoint-every", type=int, default=None, help="updates between checkpoints")
+    p.add_argument("--eval-every", type=int, default=None, help="hands between evaluations")
+    p.add_argument("--eval-games", type=int, default=None, help="0: no evaluations")
+    p.add_argument("--eval-against", type=_spec_list, default=None,
+                   help=f"agents of the curve (default {','.join(d.eval_against)})")
+    p.add_argument("--threads", type=int, default=None, help="torch threads (default 1)")
+    p.add_argument("--no-progress", dest="progress", action="store_false", default=None)
+
+
+OPTION_KEYS = ("mode", "players", "pairs")
+
+
+def args_from_namespace(ns, game: str) -> TrainArgs:
+    values: Dict[str, object] = {}
+    if ns.config:
+        path = Path(ns.config)
+        try:
+            values = tomllib.loads(path.read_text())
+        except OSError as exc:
+            raise PipslabError(f"cannot read --config {ns.config!r}: {exc.strerror or exc}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise PipslabError(f"--config {ns.config!r} is not valid TOML: {exc}") from None
+        values = {k.replace("-", "_"): v for k, v in values.items()}
+        values.pop("game", None)
+    for key in vars(ns):
+        if key in ("config", "_run", "command", "game") or getattr(ns, key) is None:
+            continue
+        values[key] = getattr(ns, key)
+    options = {k: values.pop(k) for k in OPTION_KEYS if k in values}
+    known = {f.name for f in dataclasses.fields(TrainArgs)} - {"game", "options"}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise PipslabError(f"unknown setting(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    for key in ("league", "eval_against"):
+        if isinstance(values.get(key), str):
+            values[key] = _spec_list(values[key])
+    if isinstance(values.get("hidden"), int) and not isinstance(values.get("hidden"), bool):
+        values["hidden"] = [values["hidden"]]
+    try:
+        args = TrainArgs(game=game, options=options, **values)
+    except TypeError as exc:
+        raise PipslabError(f"bad settings: {exc}") from None
+    args.config = ns.config
+    return args
+
+
+def run(ns) -> int:
+    args = args_from_namespace(ns, ns.game)
+    try:
+        result = train(args)
+    except TrainingInterrupted as exc:
+        sys.stderr.write(f"pipslab: {exc}\n")
+        return 130
+    print(f"trained {result['hands']:,} hands in {result['wall_s']:.0f} s -> {result['out']}/net.pt")
+    last = result["curve"][-len(args.eval_against):] if result["curve"] else []
+    for r in last:
+        print(f"  {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}] against {r['opponent']} "
+              f"({r['eval_games']} games)")
+    if args.exploit and last:
+        print(f"exploiter of {args.exploit}: wins {last[0]['win_rate']:.1%} of {last[0]['eval_games']} "
+              f"duplicate games against it (lower is better for {args.exploit})")
+    return 0
