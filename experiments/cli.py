@@ -22,6 +22,7 @@ SUBCOMMANDS = {
     "solve": ("pipslab.experiments.solve", "exact result of a domino position with every hand open"),
     "calibrate": ("pipslab.experiments.calibrate", "fit the search's state value for a backgammon ranking evaluator"),
     "train": ("pipslab.experiments.train", "self-play training of a neural agent (backgammon: TD(λ))"),
+    "serve": ("pipslab.experiments.serve", "a play page in the browser: a person against any agents"),
 }
 
 
