@@ -76,6 +76,7 @@ function buildOptions() {
       if (o.low !== null) input.min = o.low;
       if (o.high !== null) input.max = o.high;
       input.value = o.default === null ? "" : o.default;
+      if (o.default === null) input.placeholder = "default";
     }
     input.id = "opt-" + o.name;
     input.addEventListener("change", buildSeats);
@@ -242,7 +243,7 @@ function tile(parent, x, y, name, opts) {
   const w = upright ? s : 2 * s, h = upright ? 2 * s : s;
   const g = el("g", {class: "tile" + (o.legal ? " clickable" : "")}, parent);
   el("rect", {x, y, width: w, height: h, rx: 4, fill: name ? "#fffdf6" : "#2f5d50",
-              stroke: o.legal ? "#d4a000" : "#333", "stroke-width": o.legal ? 3 : 1}, g);
+              stroke: o.legal ? "#d4a000" : name ? "#333" : "#cfe3d8", "stroke-width": o.legal ? 3 : 1}, g);
   if (name) {
     const [a, b] = name.split("-").map(Number);
     if (upright) {
@@ -285,7 +286,7 @@ function drawDominoes(board, state) {
     if (p === v.seat) continue;
     const turn = p === v.current_player && state.status !== "over" ? "  ← to play" : "";
     el("text", {x: 16, y: y + 14, "font-size": 13, fill: "#f3f1ea"}, svg, seatLabel(state, p) + ": " + v.hand_sizes[p] + " tiles" + turn);
-    for (let i = 0; i < v.hand_sizes[p]; i++) tile(svg, 250 + i * 20, y, null, {size: 9, upright: true});
+    for (let i = 0; i < v.hand_sizes[p]; i++) tile(svg, 260 + i * 18, y, null, {size: 10, upright: true});
     y += 30;
   }
   el("text", {x: 16, y: y + 12, "font-size": 13, fill: "#f3f1ea"}, svg,

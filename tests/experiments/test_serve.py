@@ -1,0 +1,374 @@
+"""``pipslab serve``: the JSON API (4xx with one clear line for every malformed request; no
+tile a seat may not see in any response to it; the game is the engine's game for the seed
+and the moves), the command's flags, and the play page end to end in Debian's headless
+chromium (a full Happy block game and a full backgammon game played by clicking, the
+result shown checked against the engine, screenshots in ``results/``).
+
+The browser test needs ``chromium`` and ``chromedriver`` (Debian's ``chromium`` and
+``chromium-driver``, installed by ``setup.sh``): without them it fails, it does not skip.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness_helpers import ROOT
+from pipslab.agents.base import Agent
+from pipslab.agents.registry import make_agent
+from pipslab.envs.dominoes.tiles import TILES, tiles_of
+from pipslab.experiments.cli import main as cli_main
+from pipslab.experiments.files import atomic_path
+from pipslab.experiments.games import game_spec, play_game
+from pipslab.experiments.serve import start_server
+
+
+# ------------------------------------------------------------------ helpers
+@pytest.fixture(scope="module")
+def server():
+    srv, url = start_server("127.0.0.1", 0)
+    yield url
+    srv.app.games.end_all()
+    srv.shutdown()
+    srv.server_close()
+
+
+def call(url, method, path, body=None, raw=None, headers=None):
+    """``(status, parsed JSON, text)`` of one request."""
+    data = raw if raw is not None else None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url + path.lstrip("/"), data=data, method=method,
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            text, status, ctype = r.read().decode(), r.status, r.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as e:
+        text, status, ctype = e.read().decode(), e.code, e.headers.get("Content-Type", "")
+    if path.startswith("/api") or status >= 400:
+        assert ctype.startswith("application/json"), (status, ctype, text[:200])
+        return status, json.loads(text), text
+    return status, None, text
+
+
+def error_of(url, method, path, body=None, raw=None, status=400):
+    got, data, _ = call(url, method, path, body, raw)
+    assert got == status, (got, data)
+    assert set(data) == {"error"} and data["error"] and "\n" not in data["error"], data
+    return data["error"]
+
+
+class Scripted(Agent):
+    """The person's seat in a replay: the recorded actions, each checked legal."""
+
+    name = "human"
+
+    def __init__(self, actions):
+        self.actions = list(actions)
+        self.i = 0
+
+    def act(self, observation, rng):
+        action = self.actions[self.i]
+        assert action in observation.legal_actions
+        self.i += 1
+        return action
+
+
+def replay(game, options, agents, human, actions, seed, on_move=None):
+    """The engine's game for ``seed`` with the person's ``actions``: ``(final_state, outcome)``."""
+    spec = game_spec(game)
+    seat_agents = [Scripted(actions) if s == human else make_agent(a, game) for s, a in enumerate(agents)]
+    state, _, _ = play_game(spec, spec.options_for(options), seat_agents, [seed, 0, 0], [seed, 1, 0], on_move)
+    assert seat_agents[human].i == len(actions), "the replay did not use every recorded move"
+    return state, spec.outcome(state)
+
+
+def tile_pattern(t: int) -> re.Pattern:
+    a, b = TILES[t]
+    return re.compile(rf"(?<![0-9]){a}-{b}(?![0-9])|(?<![0-9]){b}-{a}(?![0-9])")
+
+
+# ------------------------------------------------------------------ the API
+def test_malformed_requests_get_a_4xx_with_one_clear_line(server):
+    assert "not valid JSON" in error_of(server, "POST", "/api/games", raw=b"{game: happy")
+    assert "JSON object" in error_of(server, "POST", "/api/games", raw=b"[1, 2]")
+    assert "JSON object" in error_of(server, "POST", "/api/games", raw=b"")
+    assert "not valid JSON" in error_of(server, "POST", "/api/games", raw=b"\xff\xfe")
+    assert "unknown game 'chess'" in error_of(server, "POST", "/api/games", {"game": "chess", "agents": ["human", "x"]})
+    assert "unknown field" in error_of(server, "POST", "/api/games", {"game": "happy", "agent": ["human"]})
+    assert "unknown agent 'nobody'" in error_of(server, "POST", "/api/games",
+                                                {"game": "happy", "agents": ["human", "nobody"]})
+    assert "exactly one seat" in error_of(server, "POST", "/api/games", {"game": "happy", "agents": ["random", "random"]})
+    assert "exactly one seat" in error_of(server, "POST", "/api/games", {"game": "happy", "agents": ["human", "human"]})
+    assert "2 seats" in error_of(server, "POST", "/api/games", {"game": "happy", "agents": ["human"]})
+    assert "mode" in error_of(server, "POST", "/api/games",
+                              {"game": "happy", "options": {"mode": "chess"}, "agents": ["human", "random"]})
+    assert "no option" in error_of(server, "POST", "/api/games",
+                                   {"game": "happy", "options": {"colour": 1}, "agents": ["human", "random"]})
+    assert "seed" in error_of(server, "POST", "/api/games", {"game": "happy", "agents": ["human", "random"], "seed": -1})
+    assert "seed" in error_of(server, "POST", "/api/games", {"game": "happy", "agents": ["human", "random"], "seed": "x"})
+    assert "at most" in error_of(server, "POST", "/api/games", raw=b"{" + b" " * 70000 + b"}", status=413)
+    assert "no game '12345'" in error_of(server, "GET", "/api/games/12345", status=404)
+    assert "no game" in error_of(server, "POST", "/api/games/12345/move", {"action": 0}, status=404)
+    assert "not allowed" in error_of(server, "PUT", "/api/games", {}, status=405)
+    assert "no such page" in error_of(server, "GET", "/api/nothing", status=404)
+    assert "no such page" in error_of(server, "GET", "/static/../serve.py", status=404)
+
+    status, game, _ = call(server, "POST", "/api/games", {"game": "happy", "agents": ["human", "heaviest"], "seed": 5})
+    assert status == 201 and game["status"] == "your-turn"
+    gid, legal = game["id"], {m["action"] for m in game["legal"]}
+    illegal = next(a for a in range(58) if a not in legal)
+    message = error_of(server, "POST", f"/api/games/{gid}/move", {"action": illegal})
+    assert f"action {illegal} " in message and "not legal now; legal: " in message
+    assert "whole number" in error_of(server, "POST", f"/api/games/{gid}/move", {"action": "6-6@left"})
+    assert "whole number" in error_of(server, "POST", f"/api/games/{gid}/move", {"action": True})
+    assert "body must be" in error_of(server, "POST", f"/api/games/{gid}/move", {"move": 1})
+    assert "not valid JSON" in error_of(server, "POST", f"/api/games/{gid}/move", raw=b"action=1")
+    # the refused requests changed nothing; the game plays on to the end, then refuses moves
+    status, again, _ = call(server, "GET", f"/api/games/{gid}")
+    assert status == 200 and again["moves"] == game["moves"] and again["legal"] == game["legal"]
+    while game["status"] == "your-turn":
+        status, game, _ = call(server, "POST", f"/api/games/{gid}/move", {"action": game["legal"][0]["action"]})
+        assert status == 200
+    assert game["status"] == "over" and game["legal"] == []
+    assert "over" in error_of(server, "POST", f"/api/games/{gid}/move", {"action": 57}, status=409)
+
+
+def test_the_page_and_its_assets_are_served(server):
+    status, _, text = call(server, "GET", "/")
+    assert status == 200 and "/static/play.js" in text and 'id="board"' in text
+    for name in ("play.js", "play.css"):
+        status, _, text = call(server, "GET", f"/static/{name}")
+        assert status == 200 and len(text) > 500
+    status, data, _ = call(server, "GET", "/api/games")
+    games = {g["name"]: g for g in data["games"]}
+    assert {"happy", "troshin", "triple", "backgammon"} <= set(games)
+    assert "human" in games["backgammon"]["agents"] and "td" in games["backgammon"]["agents"]
+    assert [o["name"] for o in games["happy"]["options"]][:1] == ["mode"]
+
+
+@pytest.mark.parametrize("game, options, agents, human, seeds", [
+    ("happy", {"mode": "block"}, ["random", "human"], 1, range(4)),
+    ("happy", {"mode": "draw"}, ["human", "suits"], 0, range(4)),
+    ("troshin", {"players": 3}, ["random", "human", "heaviest"], 1, range(2)),
+    ("triple", {"players": 2}, ["human", "greedy"], 0, range(2)),
+])
+def test_no_response_names_a_tile_the_person_may_not_see(server, game, options, agents, human, seeds):
+    """Whole games through the API, the person's moves drawn from a seeded generator: no
+    response mentions a tile then held by another seat or lying in the boneyard (the hands
+    are turned up at the end, the boneyard never), every tile of the person's own hand is
+    in it (so the check can see tiles), and the result is the engine's for that seed."""
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        status, data, text = call(server, "POST", "/api/games",
+                                  {"game": game, "options": options, "agents": agents, "seed": seed})
+        assert status == 201, data
+        texts, actions = [text], []
+        while data["status"] == "your-turn":
+            action = data["legal"][int(rng.integers(len(data["legal"])))]["action"]
+            actions.append(action)
+            status, data, text = call(server, "POST", f"/api/games/{data['id']}/move", {"action": action})
+            assert status == 200, data
+            texts.append(text)
+        assert data["status"] == "over", data
+        # the engine's states at the person's decisions: response k showed decision k
+        hidden, own = [], []
+
+        def on_move(state, player, action):
+            if player == human:
+                hand = getattr(state, "hand", state)
+                held = 0
+                for p, h in enumerate(hand.hands):
+                    if p != human:
+                        held |= h
+                for t in hand.boneyard_tiles():
+                    held |= 1 << t
+                hidden.append(held)
+                own.append(hand.hands[human])
+
+        final, outcome = replay(game, options, agents, human, actions, seed, on_move)
+        end = getattr(final, "hand", final)
+        hidden.append(sum(1 << t for t in end.boneyard_tiles()))   # the end: hands up, boneyard hidden
+        own.append(end.hands[human])
+        assert len(hidden) == len(texts) and any(hidden)
+        for k, (text, held, mine) in enumerate(zip(texts, hidden, own)):
+            assert held & mine == 0
+            for t in tiles_of(held):
+                assert not tile_pattern(t).search(text), (game, seed, k, TILES[t], text[:400])
+            for t in tiles_of(mine):
+                assert tile_pattern(t).search(text), (game, seed, k, TILES[t])
+        assert data["result"]["returns"] == list(outcome.returns)
+        assert data["result"]["pips_left"] == list(outcome.pips_left)
+        assert data["result"]["winners"] == list(outcome.winners)
+        assert len(data["log"]) == data["moves"] > len(actions)
+
+
+def test_the_api_game_is_the_engine_game_for_the_seed(server):
+    """Backgammon through the API (the person always plays the last legal move): the same
+    result and pips as play_game with the same seed and moves, and the log holds every roll
+    and move, in the game's own names."""
+    agents, human, seed = ["human", "pubeval"], 0, 11
+    status, data, _ = call(server, "POST", "/api/games", {"game": "backgammon", "agents": agents, "seed": seed})
+    actions = []
+    while data["status"] == "your-turn":
+        view = data["view"]
+        assert view["on_roll"] == human and view["dice"] and sum(map(abs, view["points"])) <= 30
+        actions.append(data["legal"][-1]["action"])
+        status, data, _ = call(server, "POST", f"/api/games/{data['id']}/move", {"action": actions[-1]})
+    assert data["status"] == "over"
+    names = []
+    final, outcome = replay("backgammon", {}, agents, human, actions, seed,
+                            lambda s, p, a: names.append(s.action_name(a)))
+    assert [e["move"] for e in data["log"]] == names
+    assert sum("roll" in e for e in data["log"]) == outcome.extra["turns"]
+    assert data["result"]["returns"] == list(outcome.returns)
+    assert data["result"]["points"] == list(outcome.points)
+    assert data["result"]["pips_left"] == list(outcome.pips_left)
+
+
+# ------------------------------------------------------------------ the command
+def test_serve_flags_and_a_port_in_use_are_one_line_and_exit_2(capsys):
+    for args, words in ((["--port", "http"], "not a port number"), (["--port", "70000"], "not a port number"),
+                        (["--colour", "red"], "unrecognized arguments")):
+        with pytest.raises(SystemExit) as exit_:
+            cli_main(["serve", *args])
+        out, err = capsys.readouterr()
+        assert exit_.value.code == 2 and out == "", (args, out)
+        assert len(err.strip().splitlines()) == 1 and words in err, (args, err)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert cli_main(["serve", "--port", str(port)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"pipslab: error: port {port} on 127.0.0.1 is in use (--port 0 picks a free one)\n"
+
+
+@pytest.mark.slow
+def test_serve_port_0_prints_its_address_and_serves():
+    proc = subprocess.Popen([sys.executable, "-m", "pipslab.experiments.cli", "serve", "--port", "0"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert match and int(match.group(1)) > 0, line
+        status, data, _ = call(match.group(0), "GET", "/api/games")
+        assert status == 200 and data["games"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+# ------------------------------------------------------------------ the page in a browser
+RESULTS = Path(ROOT) / "results"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium, driver_bin = shutil.which("chromium"), shutil.which("chromedriver")
+    assert chromium and driver_bin, ("the play page's test needs Debian's chromium and chromium-driver: "
+                                     "bash setup.sh (or apt-get install -y chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1000,1150", "--disable-extensions"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(driver_bin), options=options)
+    yield driver
+    driver.quit()
+
+
+def _page(driver):
+    return driver.execute_script("const d = document.body.dataset; return [d.status, d.moves];")
+
+
+def _wait(driver, done, what, timeout=60.0):
+    end = time.monotonic() + timeout
+    while True:
+        got = _page(driver)
+        if done(got):
+            return got
+        if time.monotonic() > end:
+            error = driver.execute_script("return document.getElementById('error').textContent")
+            raise AssertionError(f"the page did not get to {what}: status/moves {got}; error {error!r}")
+        time.sleep(0.01)
+
+
+def play_in_browser(driver, url, game, agents, seed, midgame_shot=None, midgame_at=6):
+    """Start a game from the page's form and play it to the end by clicking the first legal
+    move each turn (with a screenshot ``midgame_shot`` before the ``midgame_at``-th click);
+    returns the action ids clicked."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    driver.get(url)
+    _wait(driver, lambda p: p[0] == "ready", "the form")
+    Select(driver.find_element(By.ID, "game")).select_by_value(game)
+    for s, agent in enumerate(agents):
+        box = driver.find_element(By.ID, f"seat-{s}")
+        box.clear()
+        box.send_keys(agent)
+    box = driver.find_element(By.ID, "seed")
+    box.clear()
+    box.send_keys(str(seed))
+    driver.find_element(By.ID, "new-game").click()
+    actions = []
+    state = _wait(driver, lambda p: p[0] in ("your-turn", "over", "error"), "the first move")
+    while state[0] == "your-turn":
+        buttons = driver.find_elements(By.CSS_SELECTOR, "#moves button")
+        assert buttons, "no legal move to click on the person's turn"
+        if midgame_shot and len(actions) == midgame_at:
+            screenshot(driver, midgame_shot)
+        actions.append(int(buttons[0].get_attribute("data-action")))
+        buttons[0].click()
+        before = state[1]
+        state = _wait(driver, lambda p: p[0] in ("your-turn", "over", "error") and p[1] != before, "the next move")
+    assert state[0] == "over", state
+    return actions
+
+
+def shown_result(driver):
+    from selenium.webdriver.common.by import By
+    rows = driver.find_elements(By.CSS_SELECTOR, "#result-table tr[data-seat]")
+    out = {}
+    for row in rows:
+        cells = {c.get_attribute("data-field"): c.text for c in row.find_elements(By.TAG_NAME, "td")}
+        out[int(row.get_attribute("data-seat"))] = cells
+    return driver.find_element(By.ID, "result-text").text, out
+
+
+def screenshot(driver, name):
+    RESULTS.mkdir(exist_ok=True)
+    with atomic_path(RESULTS / name, suffix=".png") as tmp:
+        assert driver.save_screenshot(str(tmp))
+    assert (RESULTS / name).stat().st_size > 10_000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game, agents, human, seed, shot", [
+    ("happy", ["human", "heaviest"], 0, 3, "serve-happy"),
+    ("backgammon", ["pubeval", "human"], 1, 2, "serve-backgammon"),
+])
+def test_a_full_game_played_by_clicking_in_chromium(server, browser, game, agents, human, seed, shot):
+    actions = play_in_browser(browser, server, game, agents, seed, midgame_shot=f"{shot}-playing.png", midgame_at=3)
+    assert len(actions) > 3
+    final, outcome = replay(game, {}, agents, human, actions, seed)
+    headline, rows = shown_result(browser)
+    assert sorted(rows) == list(range(len(agents)))
+    for s in rows:
+        assert float(rows[s]["returns"]) == outcome.returns[s]
+        assert int(rows[s]["pips_left"]) == outcome.pips_left[s]
+        assert rows[s]["agent"].startswith(agents[s])
+    winner = outcome.winners[0]
+    assert f"seat {winner} ({agents[winner]}) wins" in headline.lower()
+    assert headline.startswith("You win!" if winner == human else "You lose.")
+    screenshot(browser, f"{shot}.png")
