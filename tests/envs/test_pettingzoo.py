@@ -333,7 +333,10 @@ def test_spaces_names_and_action_ids():
     assert len({id(s) for s in spaces_}) == 4 and all(s == spaces_[0] for s in spaces_)
     assert spaces_[0]["observation"].shape == (191,) and spaces_[0]["action_mask"].shape == (58,)
     bg = raw_env("backgammon")
-    assert bg.action_space("player_0").n == 151 and bg.observation_space("player_1")["observation"].high.max() == 7.5
+    encoder = GAMES["backgammon"].observation_encoder()        # whatever the encoding becomes
+    space = bg.observation_space("player_1")["observation"]
+    assert bg.action_space("player_0").n == 151 and space.shape == (encoder.size,)
+    assert space.high.max() == encoder.high and space.low.min() == encoder.low
     bg.reset(seed=0)
     # the gym env's encoding: (from - 1) * 6 + (die - 1), bar = 25, PASS = 150
     from pipslab.envs.backgammon.game import decode_action
