@@ -13,28 +13,74 @@ env.  What they all share lives here, so each adapter keeps only its game's spec
   ``illegal_action="raise"|"lose"``; ``reveal=False`` (see below).
 * **Observation**: ``{"observation": float32[size], "action_mask": int8[actions]}``
   (PettingZoo's convention) from the learner's seat; the same mask is
-  ``info["action_mask"]``, and :meth:`SeatEnv.action_masks` gives it as booleans
-  (sb3-contrib's MaskablePPO convention).  The mask is all zero once the episode is over.
+  ``info["action_mask"]`` and :meth:`SeatEnv.action_masks` (int8 too: sb3-contrib's
+  MaskablePPO reads any 0/1 array; through ``gym.make``'s wrappers call it as
+  ``env.unwrapped.action_masks()`` or ``env.get_wrapper_attr("action_masks")()`` —
+  Gymnasium 1.x wrappers forward no other attributes).  The mask is all zero once the
+  episode is over, and only then: whenever the episode is on, the learner has at least
+  one legal action.
 * **Reset**: ``reset(seed=..., options={"position": "..."})``; ``self.np_random`` is the
   only randomness (deals, dice, the other seats' choices), so a seed and the learner's
-  actions fix the whole trajectory.  Options are checked by :mod:`pipslab.envs.checks`.
+  actions fix the whole trajectory.  Options are checked by :mod:`pipslab.envs.checks`:
+  an unknown key is refused with one line naming the keys the env takes.
 * **Step**: the action is checked (:func:`~pipslab.envs.checks.check_action`); an illegal
-  one raises :class:`~pipslab.envs.errors.IllegalActionError` (``illegal_action="raise"``)
+  one raises :class:`~pipslab.envs.errors.IllegalActionError` (``illegal_action="raise"``,
+  the default: a policy that ignores the mask is a bug to see at once, not a silent loss)
   or ends the episode with the env's worst reward and ``info["illegal_action"] = True``
   (``"lose"``).  Then the other seats (and chance) play until the learner must choose.
-* **info**: ``action_mask``, ``legal_actions`` (the learner's, empty when it is not its
-  turn), the env's public extras, and at the end the game's result.
+  Checkers that step random actions without the mask (``gymnasium``'s and
+  ``stable_baselines3``'s ``check_env``) need ``illegal_action="lose"``.
+* **info** — the same keys with the same types on every step, reset included, so that
+  Gymnasium's vector envs (which stack each key into an array typed by its first value)
+  can hold it:
+
+  =====================  ======================================================
+  ``action_mask``        int8[actions], as in the observation
+  ``legal_actions``      list of int, the learner's (empty when it is not its turn)
+  ``illegal_action``     bool, True only on the step lost to an illegal action
+  ``winner``             int, the one seat that won; −1 while the game is on, in a
+                         draw, and when several seats share the win
+  ``winning_team``       int, the team that won (a seat's team in
+                         :meth:`Game.teams`); −1 likewise
+  ``draw``               bool, True only at the end of a drawn game
+  ``points_<s>``         float per seat ``s``: the game's points (the outcome's at
+                         the end; before it, the env's running score or 0)
+  ``pips_left_<s>``      int per seat: pips left when the game ends (hands are
+                         counted then); −1 while it is on, or in a game without pips
+  (the env's own)        flat numbers of the game, listed in each env's docstring:
+                         live ones (scores, dice) on every step, and the outcome's
+                         columns (``blocked``, ``gammon`` …) with a fixed "not over"
+                         default (0, False, −1) until the end
+  =====================  ======================================================
+
+  The typed :class:`~pipslab.envs.game.Outcome` of a finished game is
+  :meth:`SeatEnv.outcome`.  An episode lost to an illegal action did not finish the
+  game: its result fields keep their defaults.
+* **Vector envs** (``gymnasium.make_vec(ID, num_envs=N)``, sync or async): every row the
+  learner must act on has at least one legal action in its mask.  Under Gymnasium's
+  default autoreset (``AutoresetMode.NEXT_STEP``) the row of a sub-env whose previous
+  step ended the episode holds that final observation — mask all zero, no legal action —
+  and the action given for it is ignored (the sub-env resets instead): skip those rows
+  (``done = terminated | truncated`` of the previous step; e.g. sample from an all-ones
+  mask there) or make the vector env with
+  ``vector_kwargs={"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}``, where
+  every returned row is one to act on (the final observation and info are then in
+  ``info["final_obs"]`` / ``info["final_info"]``).
+* **Render**: ``render_mode=None|"ansi"``; any other mode (``"rgb_array"``, which
+  ``stable_baselines3.common.env_util.make_vec_env`` passes) warns, as Gymnasium envs
+  do, and :meth:`render` returns None.
 * **Hidden information**: neither ``info`` nor the ``ansi`` render shows what the
   learner's seat cannot see — the tiles in other seats' hands, the boneyard's tiles or
   order — while the game is on.  At the end the hands are turned up and counted (RULES):
   the result's pips left per seat are public, and the render shows the hands.  The
   boneyard is never shown.  ``reveal=True`` is for debugging: the render shows every hand
   and ``info["position"]`` carries the full position string (every hand, the boneyard in
-  draw order).
+  draw order) on every step.
 
 Subclasses call :meth:`SeatEnv._setup` from their ``__init__`` and implement
 :meth:`new_state`, :meth:`encode`; they may override :meth:`state_from_position`,
-:meth:`check_reset_options`, :meth:`public_info`, :meth:`end_info`, :meth:`revealed_info`,
+:meth:`check_reset_options`, :meth:`public_info`, :meth:`end_columns`, :meth:`end_info`,
+:meth:`game_outcome`, :meth:`revealed_info`,
 :meth:`render_text`, :meth:`resolve_agent`, :meth:`illegal_action_error` and
 :attr:`illegal_penalty`.
 """
@@ -47,8 +93,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .checks import check_action, check_choice, check_flag, check_seat, require_reset, reset_options
+from .checks import (check_action, check_choice, check_flag, check_render_mode, check_seat, require_reset,
+                     reset_options)
 from .errors import IllegalActionError, PipslabError, excerpt
+from .game import GAMES, Outcome
 from .observation import Observation
 from .opponents import is_agent, resolve_opponent
 
@@ -91,7 +139,7 @@ class SeatEnv(gym.Env):
         self.num_actions = num_actions
         self.learner_seat = check_seat("learner_seat", learner_seat, players)
         self.illegal_action = check_choice("illegal_action", illegal_action, ("raise", "lose"))
-        self.render_mode = check_choice("render_mode", render_mode, (None, "ansi"))
+        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"], type(self).__name__)
         self.reveal = check_flag("reveal", reveal)
         self.auto_forced = check_flag("auto_forced", auto_forced)
         self.agent_game = agent_game
@@ -103,6 +151,7 @@ class SeatEnv(gym.Env):
         })
         self.state = None
         self._forfeit = False
+        self._info_defaults = None
 
     def _make_seat_agents(self, opponents) -> list:
         n = self.players
@@ -145,12 +194,50 @@ class SeatEnv(gym.Env):
         raise NotImplementedError
 
     def public_info(self) -> dict:
-        """The env's own ``info`` entries: public facts only (scores, dice …)."""
+        """The env's own live ``info`` entries, on every step: public facts only (scores,
+        dice …), flat, each always of one type (int, float, bool or str)."""
         return {}
 
+    def end_columns(self) -> dict:
+        """The game's own numeric outcome columns (``Outcome.extra``: ``blocked``,
+        ``gammon`` …) that ``info`` carries, each with its "not over" default, whose type
+        is the column's type on every step."""
+        return {}
+
+    def game_outcome(self, state) -> Outcome:
+        """The :class:`~pipslab.envs.game.Outcome` of a finished state (the game's
+        definition in :data:`~pipslab.envs.game.GAMES` says it)."""
+        return GAMES.get_game(self.agent_game).outcome(state)
+
     def end_info(self) -> dict:
-        """``info`` entries at the end of the game (the result)."""
-        return {"result": self.state.result()}
+        """``info`` entries at the end of the game: the outcome's result fields and
+        columns, cast to the types of :meth:`info_defaults`."""
+        o = self.game_outcome(self.state)
+        out = {"winner": -1 if o.winner is None else int(o.winner),
+               "winning_team": -1 if o.team is None else int(o.team), "draw": bool(o.draw)}
+        for seat in range(self.players):
+            if o.points is not None:
+                out[f"points_{seat}"] = float(o.points[seat])
+            if o.pips_left is not None:
+                out[f"pips_left_{seat}"] = int(o.pips_left[seat])
+        for key, default in self.end_columns().items():
+            out[key] = type(default)(o.extra[key])
+        return out
+
+    def info_defaults(self) -> dict:
+        """The result fields of ``info`` while the game is on (module docstring): their
+        keys and types are those of every step."""
+        out = {"winner": -1, "winning_team": -1, "draw": False}
+        out.update((f"points_{seat}", 0.0) for seat in range(self.players))
+        out.update((f"pips_left_{seat}", -1) for seat in range(self.players))
+        out.update(self.end_columns())
+        return out
+
+    def outcome(self) -> Optional[Outcome]:
+        """The typed outcome of the finished game (None while it is on, or after an
+        episode lost to an illegal action)."""
+        require_reset(self.state, "outcome()")
+        return self.game_outcome(self.state) if self.state.is_terminal else None
 
     def revealed_info(self) -> dict:
         """``info`` entries only ``reveal=True`` adds (hidden state, for debugging)."""
@@ -182,15 +269,19 @@ class SeatEnv(gym.Env):
         return mask
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal-action mask as booleans (sb3-contrib's MaskablePPO convention)."""
+        """The learner's legal-action mask, int8 as in the observation (sb3-contrib's
+        MaskablePPO takes any 0/1 array: it casts to bool)."""
         require_reset(self.state, "action_masks()")
-        return self._mask().astype(bool)
+        return self._mask()
 
     def _obs(self) -> dict:
         return {"observation": np.asarray(self.encode(), dtype=np.float32), "action_mask": self._mask()}
 
     def _info(self, **extra) -> dict:
-        info = {"action_mask": self._mask(), "legal_actions": self._legal()}
+        if self._info_defaults is None:
+            self._info_defaults = self.info_defaults()
+        info = {"action_mask": self._mask(), "legal_actions": self._legal(), "illegal_action": False}
+        info.update(self._info_defaults)
         info.update(self.public_info())
         if self.state.is_terminal:
             info.update(self.end_info())
@@ -261,6 +352,7 @@ class SeatEnv(gym.Env):
         return self._obs(), self._reward(), self.state.is_terminal, False, self._info()
 
     def render(self):
+        """The ``ansi`` text of the table; None in any other render mode."""
         if self.render_mode == "ansi":
             require_reset(self.state, "render()")
             return self.render_text()

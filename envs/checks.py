@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Iterable, Optional
 
+import warnings
+
 import numpy as np
 
 from .errors import ActionTypeError, IllegalActionError, PipslabError, excerpt
 
-__all__ = ["check_action", "check_flag", "check_seat", "check_choice", "reset_options", "require_reset"]
+__all__ = ["check_action", "check_flag", "check_seat", "check_choice", "check_render_mode", "reset_options",
+           "require_reset"]
 
 
 def check_action(action, n: int) -> int:
@@ -56,6 +59,19 @@ def check_choice(name: str, value, choices: Iterable) -> object:
     choices = tuple(choices)
     if not isinstance(value, (str, type(None))) or value not in choices:
         raise PipslabError(f"{name} must be {' or '.join(map(repr, choices))}, got {excerpt(value)}")
+    return value
+
+
+def check_render_mode(value, supported, env_name: str = "this env"):
+    """``render_mode``: None or a string.  A mode the env does not render (``"rgb_array"``,
+    ``"human"``) is kept, with a warning, as Gymnasium's own envs do — wrappers and
+    ``stable_baselines3.common.env_util.make_vec_env`` (which asks for ``"rgb_array"``)
+    must be able to build the env; its ``render()`` then returns None."""
+    if value is not None and not isinstance(value, str):
+        raise PipslabError(f"render_mode must be None or a string such as 'ansi', got {excerpt(value)}")
+    if value is not None and value not in supported:
+        warnings.warn(f"{env_name} renders only {', '.join(map(repr, supported))}: render_mode={value!r} "
+                      "is not supported, render() will return None", UserWarning, stacklevel=4)
     return value
 
 

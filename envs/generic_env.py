@@ -25,14 +25,21 @@ Contract
   with a notation); otherwise a new game from ``self.np_random``, which also rolls every
   chance outcome and feeds the opponents, so a seed and the learner's actions fix the
   whole trajectory.
-* ``info``: ``action_mask``, ``legal_actions`` and, at the end, ``outcome`` (the game's
-  :class:`~pipslab.envs.game.Outcome`); with ``reveal=True`` also ``position`` (games with
-  a notation).
+* ``info``: the same keys and types on every step (:mod:`pipslab.envs.base_env` lists
+  them): ``action_mask``, ``legal_actions``, ``illegal_action``, ``winner``,
+  ``winning_team``, ``draw``, ``points_<s>``, ``pips_left_<s>`` (−1 in a game without
+  pips); the game's own outcome columns are not in ``info`` (a generic game declares no
+  types for them): :meth:`outcome` gives the whole typed
+  :class:`~pipslab.envs.game.Outcome` of the finished game.  With ``reveal=True`` also
+  ``position`` (games with a notation).
 * **Render** (``"ansi"``): the game's ``render``; when it takes a ``viewer`` keyword (a game
   with hidden information should), the learner's seat is the viewer while the game is on
   (``viewer=None``, everything, at the end or with ``reveal=True``).
 
-Version history: v0 — first release.
+Version history: v0 — first release.  v0, issue 14 — ``info`` has fixed keys and types on
+every step (Gymnasium's vector envs): ``info["outcome"]`` (an object present only at the
+end) became the flat result fields and :meth:`outcome`; ``action_masks()`` is int8; an
+unsupported ``render_mode`` warns.
 """
 from __future__ import annotations
 
@@ -79,8 +86,8 @@ class GameEnv(SeatEnv):
     def encode(self) -> np.ndarray:
         return self.encoder.encode(self.state.observe(self.learner_seat))
 
-    def end_info(self) -> dict:
-        return {"outcome": self.game.outcome(self.state)}
+    def game_outcome(self, state):
+        return self.game.outcome(state)
 
     def revealed_info(self) -> dict:
         if self.game.format_position is None:

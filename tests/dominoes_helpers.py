@@ -84,12 +84,16 @@ def run_episodes(env, episodes, max_steps=2000):
             assert obs["observation"].shape == (env.obs_size,)
             assert 0.0 <= obs["observation"].min() and obs["observation"].max() <= 1.0
             assert np.array_equal(mask, info["action_mask"])
-            assert np.array_equal(env.action_masks(), mask.astype(bool))
+            assert np.array_equal(env.action_masks(), mask) and env.action_masks().dtype == np.int8
             assert list(np.flatnonzero(mask)) == info["legal_actions"] == env.state.legal_actions()
             obs, reward, done, truncated, info = env.step(rng.choice(np.flatnonzero(mask)))
             assert not truncated
             steps += 1
             assert steps < max_steps
-        assert "result" in info and reward == env.state.returns()[env.learner_seat]
+        assert reward == env.state.returns()[env.learner_seat]
+        outcome = env.outcome()
+        assert info["winner"] == (-1 if outcome.winner is None else outcome.winner)
+        assert info["draw"] == outcome.draw
+        assert [info[f"pips_left_{s}"] for s in range(env.players)] == list(outcome.pips_left)
         rewards.append(reward)
     return rewards, info

@@ -56,7 +56,8 @@ def test_generic_env_passes_check_env(make):
         obs, reward, done, _, info = env.step(int(legal[-1] if steps % 3 == 2 else legal[0]))
         total += reward
         steps += 1
-    assert total == info["outcome"].returns[env.learner_seat]
+    assert total == env.outcome().returns[env.learner_seat]
+    assert info["winner"] == (-1 if env.outcome().winner is None else env.outcome().winner)
     obs, _ = env.reset(options={"position": "toy-race; scores=" + "/".join(["3"] * env.players) + "; turn=0"})
     assert obs["observation"].shape == env.observation_space["observation"].shape
 

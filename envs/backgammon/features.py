@@ -12,13 +12,19 @@ positive, see :mod:`pipslab.envs.backgammon.board`)::
     [196]      1 if I am on roll                   [197]  1 if he is on roll
 
 All values lie in [0, 7.5].  The dice are not part of the 198 inputs (Tesauro evaluated
-afterstates); in the env the per-checker action mask carries them.
+afterstates).  The env, which steps one checker move at a time, appends what is left of
+the roll (:func:`observation`, :data:`OBS_SIZE` inputs), so that its observation says
+which dice remain — and how many moves of a double — and is Markov.
 """
 from __future__ import annotations
 
 import numpy as np
 
 NUM_FEATURES = 198
+#: the dice block of :func:`observation`: 4 units per face 1..6, then the moves left / 4
+DICE_INPUTS = 25
+#: the size of the env's observation (:func:`observation`)
+OBS_SIZE = NUM_FEATURES + DICE_INPUTS
 
 
 def _units(counts: np.ndarray) -> np.ndarray:
@@ -45,6 +51,34 @@ def tesauro_features(position, on_roll: bool = True) -> np.ndarray:
     x[195] = (15 - theirs.sum() + p[0]) / 15.0
     x[196] = 1.0 if on_roll else 0.0
     x[197] = 0.0 if on_roll else 1.0
+    return x
+
+
+def observation(position, on_roll: bool, dice=(), moves_left: int = 0) -> np.ndarray:
+    """The ``pipslab/Backgammon-v0`` observation, float32[223], from the observer's side::
+
+        [  0:198]  Tesauro's inputs (tesauro_features(position, on_roll))
+        [198:222]  the dice the observer has left to play this turn, 4 units per face
+                   d = 1..6 at 198 + 4 * (d - 1): at least 1, 2, 3, 4 dice showing d
+                   (a roll of 6-4 is one unit of 6 and one of 4; 5-5 before any move
+                   is all four units of 5, after two moves two of them)
+        [222]      checker moves left in the turn / 4 (the maximal play's remaining
+                   length: fewer than the dice when not all of them can be played)
+
+    The dice block is zero when the observer is not on roll (the game is over, or it is
+    the other side's turn: the env shows the learner only its own turns).  ``dice``:
+    the dice still to play (a double's as four), ``moves_left``: checker moves left."""
+    x = np.zeros(OBS_SIZE, dtype=np.float32)
+    x[:NUM_FEATURES] = tesauro_features(position, on_roll)
+    if on_roll:
+        seen = {}
+        for d in dice:
+            d = int(d)
+            n = seen.get(d, 0)
+            if n < 4:
+                x[NUM_FEATURES + 4 * (d - 1) + n] = 1.0
+            seen[d] = n + 1
+        x[NUM_FEATURES + 24] = moves_left / 4.0
     return x
 
 

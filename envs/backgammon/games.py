@@ -14,6 +14,7 @@ from pipslab.envs.game import Encoder, Game, Option, Outcome, outcome_from_retur
 
 NUM_ACTIONS = 151          # pipslab.envs.backgammon.game.NUM_ACTIONS (checked in its tests)
 NUM_FEATURES = 198         # Tesauro's inputs, pipslab.envs.backgammon.features.NUM_FEATURES
+OBS_SIZE = 223             # with the dice left to play: pipslab.envs.backgammon.features.OBS_SIZE
 
 
 def _new_game(rng, o):
@@ -37,8 +38,11 @@ def backgammon_outcome(state) -> Outcome:
 
 
 def _encode(view):
-    from .features import tesauro_features
-    return tesauro_features(view.position, view.player == view.current_player and not view.is_terminal)
+    """The env's observation of a view (:func:`pipslab.envs.backgammon.features.observation`):
+    Tesauro's 198 inputs and the dice the viewer has left to play (zero off its turn)."""
+    from .features import observation
+    on_roll = view.player == view.current_player and not view.is_terminal
+    return observation(view.position, on_roll, view.dice if on_roll else (), view.moves_left if on_roll else 0)
 
 
 BACKGAMMON = Game(
@@ -54,7 +58,7 @@ BACKGAMMON = Game(
     outcome=backgammon_outcome,
     render=lambda state: state.render(),
     action_name=lambda state, action: state.action_name(action),
-    encoder=lambda o: Encoder(NUM_FEATURES, _encode, 0.0, 7.5),
+    encoder=lambda o: Encoder(OBS_SIZE, _encode, 0.0, 7.5),
     family="backgammon",
     env_id="pipslab/Backgammon-v0",
     env_entry="pipslab.envs.backgammon.env:BackgammonEnv",

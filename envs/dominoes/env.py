@@ -37,15 +37,24 @@ Contract
   position (``pipslab.envs.dominoes.notation``); otherwise a fresh deal from ``self.np_random``.
   The opponent's choices also draw from ``self.np_random``, so a seed and the learner's
   actions fix the whole trajectory.
-* ``info``: ``action_mask``, ``legal_actions``, and at the end ``result`` (winner, blocked,
-  pips_left per seat — the hands are counted at the end).  Nothing hidden: with
+* ``info`` (the same keys and types on every step, reset included; the common ones are
+  listed in :mod:`pipslab.envs.base_env`): ``action_mask``, ``legal_actions``,
+  ``illegal_action``, ``winner`` (−1 while on or in a draw), ``winning_team``, ``draw``,
+  ``points_0``/``points_1`` (±1/0 at the end, else 0.0), ``pips_left_0``/``pips_left_1``
+  (−1 until the hands are counted at the end), and this game's columns ``blocked``
+  (bool), ``passes`` and ``draws`` (int; False/0 until the end).  Nothing hidden: with
   ``reveal=True`` also ``position`` (the full position string, every hand and the
   boneyard; for debugging).
 * **Render** (``"ansi"``): the table, the learner's hand, the other hand's size and the
   boneyard's size; every hand once the game is over; every hand always with ``reveal=True``.
 
 Version history: v0 — first release (``info["position"]`` only with ``reveal=True`` since
-the hidden-information fix; ``opponent=`` renamed ``opponents=``).
+the hidden-information fix; ``opponent=`` renamed ``opponents=``).  v0, issue 14 — ``info``
+has fixed keys and types on every step (Gymnasium's vector envs): ``info["result"]`` (a
+dict present only at the end, ``winner`` None in a draw) became the flat fields above,
+``illegal_action`` is always there; ``action_masks()`` is int8 (was bool); an
+unsupported ``render_mode`` warns instead of raising.  Observation, actions and rewards
+are unchanged.
 
 The env plumbing (masks, opponents per seat, reset from a position, illegal actions,
 info, rendering) lives in :class:`pipslab.envs.base_env.SeatEnv` (every env's base) and
@@ -148,7 +157,11 @@ class DominoEnvBase(SeatEnv):
         return self.parse(text)
 
     def extra_info(self) -> dict:
+        """The game's live public ``info`` fields (flat; the same keys every step)."""
         return {}
+
+    def end_columns(self) -> dict:
+        return {"blocked": False, "passes": 0, "draws": 0}
 
     def public_info(self) -> dict:
         return self.extra_info()

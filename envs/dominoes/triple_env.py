@@ -38,13 +38,22 @@ Contract
   the others share −1 (a tie of every seat: 0); 0 on every other step.
 * **Reset**: ``reset(seed=..., options={"position": ...})`` or a fresh deal (first player
   by lot) from ``self.np_random``, which also drives the opponents.
-* ``info``: ``action_mask``, ``legal_actions``, ``winnings`` and ``penalties`` (per
-  seat), and at the end ``result`` (ranks, winners, winnings, penalties, settlement, pips
-  left); nothing hidden (``position``, the full position string, only with
-  ``reveal=True``).  The ``ansi`` render shows the learner's hand and the other hands'
+* ``info`` (the same keys and types on every step; the common ones are listed in
+  :mod:`pipslab.envs.base_env`): ``action_mask``, ``legal_actions``, ``illegal_action``,
+  ``winner`` (the one seat ranked first; −1 while on, in a tie of every seat, or when
+  several seats share the top), ``winning_team``, ``draw``, and per seat ``s``:
+  ``winnings_<s>``, ``penalties_<s>`` (int, live), ``points_<s>`` (float, winnings −
+  penalties, live), ``pips_left_<s>`` and ``rank_<s>`` (−1 and 0 until the end); and
+  ``blocked``, ``passes``, ``draws`` (False/0 until the end).  Nothing hidden
+  (``position``, the full position string, only with ``reveal=True``).  The ``ansi`` render shows the learner's hand and the other hands'
   sizes (every hand once the game is over, or with ``reveal=True``).
 
-Version history: v0 — first release.
+Version history: v0 — first release.  v0, issue 14 — ``info`` has fixed keys and flat
+types on every step (Gymnasium's vector envs): the lists ``winnings`` and ``penalties``
+became ``winnings_<s>`` and ``penalties_<s>``, ``result`` (only at the end) became the
+flat result fields (settlement and the winners' string are in :meth:`outcome`);
+``action_masks()`` is int8; an unsupported ``render_mode`` warns.  Observation, actions
+and rewards are unchanged.
 """
 from __future__ import annotations
 
@@ -112,4 +121,16 @@ class TripleDominoesEnv(DominoEnvBase):
         return encode_triple_view(view)
 
     def extra_info(self) -> dict:
-        return {"winnings": list(self.state.winnings), "penalties": list(self.state.penalties)}
+        s = self.state
+        info = {}
+        for seat in range(self.players):
+            info[f"winnings_{seat}"] = int(s.winnings[seat])
+            info[f"penalties_{seat}"] = int(s.penalties[seat])
+            info[f"points_{seat}"] = float(s.winnings[seat] - s.penalties[seat])
+        return info
+
+    def end_columns(self) -> dict:
+        out = super().end_columns()
+        for seat in range(self.players):
+            out.update({f"winnings_{seat}": 0, f"penalties_{seat}": 0, f"rank_{seat}": 0})
+        return out

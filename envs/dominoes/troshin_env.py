@@ -42,14 +42,25 @@ Contract
 * **Reset**: ``reset(seed=..., options={"position": "<position string>"})`` (a ``match=``
   field starts mid-match); otherwise a fresh deal (redealt when a hand calls for it) from
   ``self.np_random``, which also drives the opponents and the match's later deals.
-* ``info``: ``action_mask``, ``legal_actions``, ``points`` (per seat: the hand's Troshin points, or in a match the
-  cumulative score of each seat's side), in a match ``scores`` (per side), ``hands`` and
-  ``hand_points``, and at the end ``result``; nothing hidden (``position``, the full
+* ``info`` (the same keys and types on every step; the common ones are listed in
+  :mod:`pipslab.envs.base_env`): ``action_mask``, ``legal_actions``, ``illegal_action``,
+  ``winner`` (a seat; −1 while on, in a draw, and for a pair's win — see
+  ``winning_team``), ``winning_team``, ``draw``, ``points_<s>`` (float per seat: the
+  hand's Troshin points of the seat's side, 0 until the hand ends — in a match the
+  cumulative score of the seat's side, live), ``pips_left_<s>`` (−1 until the end),
+  ``blocked``, ``passes``, ``draws`` (False/0 until the end); in a match also ``match``
+  (True), ``hands`` (hands started, live), ``score_team<t>`` (per side, live) and
+  ``match_winner`` (a team, −1 until the end).  Nothing hidden (``position``, the full
   position string, only with ``reveal=True``).  The ``ansi`` render shows the learner's
   hand and the other hands' sizes (every hand once the game is over, or with
   ``reveal=True``), never the boneyard's tiles.
 
-Version history: v0 — first release.
+Version history: v0 — first release.  v0, issue 14 — ``info`` has fixed keys and flat
+types on every step (Gymnasium's vector envs): the lists ``points`` and ``scores`` became
+``points_<s>`` and ``score_team<t>``, ``hand_points`` (a growing list) left ``info`` (the
+state keeps it), ``result`` (only at the end) became the flat result fields;
+``action_masks()`` is int8; an unsupported ``render_mode`` warns.  Observation, actions
+and rewards are unchanged.
 """
 from __future__ import annotations
 
@@ -132,7 +143,17 @@ class TroshinDominoesEnv(DominoEnvBase):
 
     def extra_info(self) -> dict:
         s = self.state
-        info = {"points": s.points() if not isinstance(s, TroshinMatch) else s.result()["points"]}
-        if isinstance(s, TroshinMatch):
-            info.update(scores=list(s.scores), hands=s.hand_index, hand_points=[list(h) for h in s.hand_points])
+        if not isinstance(s, TroshinMatch):
+            return {f"points_{seat}": float(p) for seat, p in enumerate(s.points())}
+        teams = self.variant.teams
+        info = {f"points_{seat}": float(s.scores[teams[seat]]) for seat in range(self.players)}
+        info.update((f"score_team{t}", int(score)) for t, score in enumerate(s.scores))
+        info["hands"] = int(s.hand_index)
         return info
+
+    def end_columns(self) -> dict:
+        out = super().end_columns()
+        if self.match:
+            out.update(match=True, hands=0, match_winner=-1)
+            out.update((f"score_team{t}", 0) for t in range(self.variant.n_teams))
+        return out

@@ -23,7 +23,7 @@ def _play(env, seed):
     while not done:
         assert np.array_equal(obs["action_mask"], info["action_mask"])
         assert np.array_equal(obs["action_mask"], env.action_masks())
-        assert obs["observation"].shape == (198,) and obs["observation"].dtype == np.float32
+        assert obs["observation"].shape == (223,) and obs["observation"].dtype == np.float32
         legal = np.flatnonzero(obs["action_mask"])
         assert len(legal) >= 1
         a = int(rng.choice(legal))
@@ -41,8 +41,8 @@ def test_seeding_reproduces_games_and_rewards_are_points():
     t3, _, _ = _play(env, 4)
     assert t1 == t2 and r1 == r2 and t1 != t3
     assert r1 in (1.0, 2.0, 3.0, -1.0, -2.0, -3.0)
-    assert info["result"]["points"] == abs(r1)
-    assert (r1 > 0) == (info["result"]["winner"] == 0)
+    assert abs(info["points_0"]) == abs(r1) and info["points_0"] == r1 == -info["points_1"]
+    assert (r1 > 0) == (info["winner"] == 0) and info["gammon"] == (abs(r1) >= 2)
 
 
 def test_learner_seat_one_and_gammons_off():
@@ -50,13 +50,14 @@ def test_learner_seat_one_and_gammons_off():
     for seed in range(3):
         _, r, info = _play(env, seed)
         assert r in (1.0, -1.0)
-        assert (r > 0) == (info["result"]["winner"] == 1)
+        assert (r > 0) == (info["winner"] == 1)
 
 
 def test_reset_from_position_and_illegal_actions():
     env = BackgammonEnv(render_mode="ansi")
     obs, info = env.reset(seed=0, options={"position": "4HPwATDgc/ABMA", "dice": (3, 1)})
-    assert info["position_id"] == "4HPwATDgc/ABMA" and info["dice"] == (3, 1)
+    assert info["position_id"] == "4HPwATDgc/ABMA"
+    assert [info[f"dice_{i}"] for i in range(4)] == [3, 1, 0, 0] and info["moves_left"] == 2
     assert "Position ID 4HPwATDgc/ABMA" in env.render()
     # 3: 24/21 13/10 8/5 6/3; 1: 24/23 8/7 6/5 (13/12 is closed)
     assert obs["action_mask"].sum() == 7

@@ -48,7 +48,7 @@ def test_learner_seat_one_and_reward_sign():
     assert env.state.current_player == 1
     obs, reward, done, _, info = env.step(place(env.state, "0-2", "right"))
     # the opponent plays 2-2 and goes out: the learner loses
-    assert done and reward == -1.0 and info["result"]["winner"] == 0
+    assert done and reward == -1.0 and info["winner"] == 0 and not info["draw"]
 
 
 def test_reset_from_position_and_ansi_render():

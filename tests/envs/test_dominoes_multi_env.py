@@ -36,9 +36,12 @@ def test_troshin_masks_rewards_and_points(players, pairs, match):
                              opponents="heaviest")
     rewards, info = run_episodes(env, 5 if match else 40)
     assert set(rewards) <= {1.0, 0.0, -1.0, -1.0 / (players - 1)}
-    assert "points" in info and len(info["points"]) == players
+    points = [info[f"points_{s}"] for s in range(players)]
+    assert points == [float(p) for p in env.outcome().points] and f"points_{players}" not in info
     if match:
-        assert max(info["scores"]) >= 100 and len(info["hand_points"]) == info["hands"]
+        scores = [info[f"score_team{t}"] for t in range(env.variant.n_teams)]
+        assert max(scores) >= 100 and len(env.state.hand_points) == info["hands"]
+        assert info["match"] and info["match_winner"] == scores.index(max(scores))
         assert isinstance(env.state, TroshinMatch)
     if pairs:
         assert rewards.count(-1.0 / 3) == 0  # partners share the result: +1 or -1
@@ -48,7 +51,10 @@ def test_troshin_masks_rewards_and_points(players, pairs, match):
 def test_triple_masks_rewards_and_scores(players):
     env = TripleDominoesEnv(players=players, learner_seat=1, opponents="suits")
     rewards, info = run_episodes(env, 30)
-    assert info["result"]["winnings"] == info["winnings"] and "penalties" in info
+    result = env.state.result()
+    assert [info[f"winnings_{s}"] for s in range(players)] == result["winnings"]
+    assert [info[f"penalties_{s}"] for s in range(players)] == result["penalties"]
+    assert [info[f"rank_{s}"] for s in range(players)] == result["ranks"]
     assert all(-1.0 <= r <= 1.0 for r in rewards)
 
 
@@ -72,14 +78,15 @@ def test_opponents_per_seat_and_bad_arguments():
 def test_troshin_reset_from_positions_hand_and_match():
     env = TroshinDominoesEnv(players=2, render_mode="ansi")
     obs, info = env.reset(options={"position": "troshin-2; turn=0; ends=5|4; hands=5-6 3-3 / 0-0"})
-    assert info["legal_actions"] == [place(env.state, "5-6", "left")] and info["points"] == [0, 0]
+    assert info["legal_actions"] == [place(env.state, "5-6", "left")] and (info["points_0"], info["points_1"]) == (0.0, 0.0)
     with pytest.raises(PipslabError, match="match=True"):
         env.reset(options={"position": "troshin-2; match=3 / 4; ends=5|4; hands=5-6 / 0-0"})
     env = TroshinDominoesEnv(players=2, match=True, render_mode="ansi")
     obs, info = env.reset(options={"position": "troshin-2; match=95 / 10; turn=0; ends=5|4; hands=5-6 / 0-0"})
     assert obs["observation"][186] == pytest.approx(0.95) and obs["observation"][190] == 1.0
     obs, reward, done, _, info = env.step(info["legal_actions"][0])
-    assert done and reward == 1.0 and info["scores"] == [105, 10]
+    assert done and reward == 1.0 and (info["score_team0"], info["score_team1"]) == (105, 10)
+    assert info["winner"] == info["match_winner"] == 0 and info["points_0"] == 105.0
     assert "match won by seat 0" in env.render()
 
 

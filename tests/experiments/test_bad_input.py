@@ -770,7 +770,7 @@ CONSTRUCTOR = [
     (lambda: HappyDominoesEnv(auto_forced="no"), "auto_forced"),
     (lambda: HappyDominoesEnv(mode=["block"]), "mode"),
     (lambda: HappyDominoesEnv(illegal_action=["raise"]), "illegal_action"),
-    (lambda: HappyDominoesEnv(render_mode="human"), "render_mode"),
+    (lambda: HappyDominoesEnv(render_mode=["ansi"]), "render_mode"),
     (lambda: TroshinDominoesEnv(players="2"), "players"),
     (lambda: TroshinDominoesEnv(players=True), "players"),
     (lambda: TroshinDominoesEnv(players=4, pairs="no"), "pairs"),
