@@ -57,6 +57,7 @@ def test_installs_beside_other_envs_and_agents_packages(tmp_path):
     assert (site / "pipslab" / "envs" / "__init__.py").exists()
     assert (site / "pipslab" / "agents" / "nets" / "backgammon.pt").exists()
     assert (site / "pipslab" / "experiments" / "configs").is_dir()
+    assert (site / "pipslab" / "experiments" / "web" / "play.js").exists()   # the play page's assets
     assert not (top & {"experiments"}), top
     assert (site / "envs" / "__init__.py").read_text() == 'OTHER = "envs"\n'
     r = subprocess.run([str(py), "-c", CHECK], capture_output=True, text=True, timeout=600, cwd=tmp_path)
