@@ -15,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -232,6 +233,39 @@ def test_the_api_game_is_the_engine_game_for_the_seed(server):
     assert data["result"]["returns"] == list(outcome.returns)
     assert data["result"]["points"] == list(outcome.points)
     assert data["result"]["pips_left"] == list(outcome.pips_left)
+
+
+def test_while_an_agent_thinks_the_person_waits(monkeypatch):
+    """A slow agent: the request answers ``waiting`` (no legal moves, the move refused with
+    409) after the server's wait, and a later GET finds the person's turn."""
+    import pipslab.experiments.serve as serve
+    gate = threading.Event()
+
+    class Gated(Agent):
+        def act(self, observation, rng):
+            assert gate.wait(30)
+            return observation.legal_actions[0]
+
+    real = serve.make_agent
+    monkeypatch.setattr(serve, "make_agent", lambda spec, game: Gated() if spec == "gated" else real(spec, game))
+    srv, url = start_server("127.0.0.1", 0, wait=0.2)
+    try:
+        status, data, _ = call(url, "POST", "/api/games", {"game": "happy", "agents": ["human", "gated"], "seed": 1})
+        assert status == 201
+        if data["status"] == "your-turn":   # the person opened: the agent thinks next
+            status, data, _ = call(url, "POST", f"/api/games/{data['id']}/move", {"action": data["legal"][0]["action"]})
+        assert data["status"] == "waiting" and data["legal"] == [] and data["result"] is None
+        assert "not your turn" in error_of(url, "POST", f"/api/games/{data['id']}/move", {"action": 0}, status=409)
+        gate.set()
+        end = time.monotonic() + 20
+        while data["status"] == "waiting" and time.monotonic() < end:
+            status, data, _ = call(url, "GET", f"/api/games/{data['id']}")
+        assert data["status"] in ("your-turn", "over") and data["moves"] >= 1
+    finally:
+        gate.set()
+        srv.app.games.end_all()
+        srv.shutdown()
+        srv.server_close()
 
 
 # ------------------------------------------------------------------ the command
