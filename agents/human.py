@@ -2,6 +2,8 @@
 registers its own ``human``, :class:`pipslab.agents.backgammon.HumanBackgammonAgent`)."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from pipslab.envs.dominoes.engine import action_name
@@ -20,6 +22,9 @@ def ask(read, prompt: str, seat) -> str:
     try:
         answer = read(prompt)
     except EOFError:
+        if read is input:      # end the prompt's line, so the error has a line of its own
+            sys.stdout.write("\n")
+            sys.stdout.flush()
         raise PipslabError(f"human at seat {seat}: the input ended (Ctrl-D or a closed stdin) before a move "
                            "was given") from None
     if answer is None:   # a reader that signals the end with None

@@ -45,7 +45,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-duplicate", action="store_true",
                         help="with --replay and no --from: the tournament had fresh deals, not duplicate ones")
     parser.add_argument("--import", dest="imports", action="append", metavar="MODULE",
-                        help="import MODULE first (e.g. one that registers your own agents)")
+                        help="import MODULE first (e.g. one that registers your own agents): a module name, also one in the "
+                             "current folder, or the path of a .py file")
 
 
 def _options(game: str, ns) -> dict:
@@ -55,12 +56,10 @@ def _options(game: str, ns) -> dict:
 
 
 def _import(modules) -> None:
-    import importlib
-    for module in modules or ():
-        try:
-            importlib.import_module(module)
-        except ImportError as exc:
-            raise PipslabError(f"cannot import {module!r}: {exc}") from None
+    """``--import`` values (and a run's recorded ones): module names or ``.py`` paths
+    (:mod:`pipslab.experiments.imports`)."""
+    from .imports import import_user_modules
+    import_user_modules(modules)
 
 
 def run(ns) -> int:

@@ -150,9 +150,8 @@ class GameRunner:
     before it."""
 
     def __init__(self, task: Task):
-        import importlib
-        for module in task.imports:
-            importlib.import_module(module)
+        from .imports import import_user_modules
+        import_user_modules(task.imports)
         self.task = task
         self.spec = game_spec(task.game)
         self.options = task.options

@@ -59,6 +59,7 @@ from pipslab.envs.errors import PipslabError
 from .files import atomic_write_text
 from .executors import BACKENDS, check_backend, chunked, default_workers, plan_chunks
 from .games import add_option_flags, flag_options_given, game_spec, parse_option_items
+from .imports import import_specs, import_user_modules
 from .ratings import wilson_interval  # noqa: F401  (re-exported: tests and notebooks import it here)
 from .runner import (BOOL, INT, STR, STRINGS, TABLE, RecordLog, Run, RunInterrupted, check_int, check_out,
                      check_seed, kind_of_type, recover_records, write_records_file)
@@ -289,12 +290,7 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
     return the tables.  Raises :class:`TournamentInterrupted` on Ctrl-C (or ``kill``),
     records saved."""
     _validate(args)
-    import importlib
-    for module in args.imports:
-        try:
-            importlib.import_module(module)
-        except ImportError as exc:
-            raise PipslabError(f"cannot import {module!r}: {exc}") from None
+    import_user_modules(args.imports)
     spec = game_spec(args.game)
     options = args.options()
     label = spec.variant_label(options)
@@ -457,6 +453,7 @@ def args_from_namespace(ns) -> TournamentArgs:
     duplicate = False if ns.no_duplicate else cfg.get("duplicate", True)
     cfg_imports = cfg.get("imports", ())
     imports = ((cfg_imports,) if isinstance(cfg_imports, str) else tuple(cfg_imports)) + tuple(ns.imports or ())
+    imports = tuple(import_specs(imports))     # a .py path made absolute (workers, --resume, run.json)
     return TournamentArgs(
         game=pick("game", "game", "happy"), agents=agents, games=pick("games", "games", 600),
         seed=pick("seed", "seed", 0), out=pick("out", "out", None),
@@ -492,7 +489,8 @@ def add_arguments(parser) -> None:
                         help="read the tournament from a TOML file (flags given here win); "
                              "a bare NAME means experiments/configs/NAME.toml")
     parser.add_argument("--import", dest="imports", action="append", metavar="MODULE",
-                        help="import MODULE first (e.g. one that registers your own agents)")
+                        help="import MODULE first (e.g. one that registers your own agents): a module name, also one in the "
+                             "current folder, or the path of a .py file")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 

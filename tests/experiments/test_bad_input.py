@@ -241,7 +241,8 @@ HUMAN = [
 def test_human_at_end_of_input_is_one_line(argv, stdin, capsys, monkeypatch, tmp_path):
     if argv[0] == "tournament":
         argv = argv + ["--out", tmp_path / "t"]
-    assert_refused(argv, capsys, monkeypatch, "input ended", stdin=stdin)
+    _, out = assert_refused(argv, capsys, monkeypatch, "input ended", stdin=stdin)
+    assert out.endswith("\n")    # the prompt's line is ended: on a terminal the error is a line of its own
 
 
 # ------------------------------------------------------------------ play --replay over a damaged record
