@@ -18,7 +18,10 @@ env.  What they all share lives here, so each adapter keeps only its game's spec
   ``env.unwrapped.action_masks()`` or ``env.get_wrapper_attr("action_masks")()`` —
   Gymnasium 1.x wrappers forward no other attributes).  The mask is all zero once the
   episode is over, and only then: whenever the episode is on, the learner has at least
-  one legal action.
+  one legal action.  (A fresh deal always reaches a learner's decision; only a ``reset``
+  to a finished position, or one that ``auto_forced`` plays to its end, returns an
+  all-zero mask from ``reset`` — check ``env.state.is_terminal`` when you reset to
+  positions.)
 * **Reset**: ``reset(seed=..., options={"position": "..."})``; ``self.np_random`` is the
   only randomness (deals, dice, the other seats' choices), so a seed and the learner's
   actions fix the whole trajectory.  Options are checked by :mod:`pipslab.envs.checks`:
