@@ -115,6 +115,20 @@ def sample_action(probs: np.ndarray, legal: Sequence[int], u: float) -> int:
     return int(legal[min(int(np.searchsorted(c, u * c[-1], side="right")), len(legal) - 1)])
 
 
+def sample_actions(probs: np.ndarray, masks: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """:func:`sample_action` for every row of ``probs`` at once (``u``: one uniform in
+    [0, 1) per row); a row whose draw would land past its last legal action (rounding)
+    takes that last legal action."""
+    c = np.cumsum(probs, axis=1)
+    idx = (c <= (u * c[:, -1])[:, None]).sum(axis=1)
+    last = masks.shape[1] - 1 - np.argmax(masks[:, ::-1] != 0, axis=1)
+    bad = (idx >= masks.shape[1])
+    idx[bad] = last[bad]
+    bad = masks[np.arange(len(idx)), idx] == 0
+    idx[bad] = last[bad]
+    return idx
+
+
 def net_dict(net: PolicyNet, meta: Optional[dict] = None, **extra) -> dict:
     """What :func:`load_player` reads (``extra`` rides along in a training checkpoint)."""
     return {"format": NET_FORMAT, "config": dict(net.config), "model": net.state_dict(),

@@ -79,7 +79,7 @@ from tqdm import tqdm
 
 from pipslab.agents.base import Agent, Observation
 from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_logits, net_dict, net_from, net_spec,
-                                       read_net, sample_action)
+                                       masked_softmax, read_net, sample_actions)
 from pipslab.agents.registry import make_agent
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES
@@ -111,7 +111,7 @@ class TrainArgs:
     seed: int = 0
     out: str = ""                 # default results/train-<variant>
     resume: bool = False
-    hidden: List[int] = field(default_factory=lambda: [256, 256])
+    hidden: List[int] = field(default_factory=lambda: [128, 128])
     lr: float = 3e-4
     batch_hands: int = 512        # hands played in lock-step per update
     minibatch: int = 1024
@@ -121,7 +121,7 @@ class TrainArgs:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     self_play: float = 0.5        # share of hands the learner plays every seat
-    league: List[str] = field(default_factory=list)   # default LEAGUE[game]
+    league: Optional[List[str]] = None      # default LEAGUE[game]
     snapshot_every: int = 25      # updates between frozen snapshots of the learner
     max_snapshots: int = 8
     pfsp_power: float = 2.0
@@ -129,7 +129,7 @@ class TrainArgs:
     checkpoint_every: int = 10    # updates
     eval_every: int = 50_000      # hands
     eval_games: int = 200         # duplicate games per opponent at every evaluation (0: none)
-    eval_against: List[str] = field(default_factory=list)   # default EVAL_AGAINST[game]
+    eval_against: Optional[List[str]] = None   # default EVAL_AGAINST[game]
     threads: int = 1
     progress: bool = True
     config: Optional[str] = None
@@ -139,9 +139,9 @@ class TrainArgs:
 
     def fill_defaults(self) -> None:
         if self.game in LEAGUE:
-            if not self.league:
+            if self.league is None:
                 self.league = list(LEAGUE[self.game])
-            if not self.eval_against:
+            if self.eval_against is None:
                 self.eval_against = [self.exploit] if self.exploit else list(EVAL_AGAINST[self.game])
 
     @property
@@ -349,12 +349,11 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
             break
         X, M = np.stack(rows), np.stack(masks)
         logits, values = player.forward(X)
-        z = np.where(M != 0, logits, -np.inf)
-        z -= z.max(axis=1, keepdims=True)
-        probs = np.exp(z)
-        probs /= probs.sum(axis=1, keepdims=True)
+        probs = masked_softmax(logits, M)
+        u = np.array([rngs[h].random() for h, _ in waiting])
+        chosen = sample_actions(probs, M, u)
         for i, (h, p) in enumerate(waiting):
-            a = sample_action(probs[i], np.flatnonzero(M[i]), rngs[h].random())
+            a = int(chosen[i])
             states[h].apply(a)
             traj.setdefault((h, p), []).append((X[i], M[i], a, math.log(probs[i, a]), float(values[i])))
     # rewards and GAE(λ), γ = 1: a trajectory's only reward is its seat's return at the end
@@ -551,6 +550,10 @@ def train(args: TrainArgs) -> dict:
 def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
     # seeding block
     torch.set_num_threads(args.threads)
+    # numpy's BLAS (the rollout's forward passes) gets the same number of threads: on a
+    # busy machine more threads than cores cost far more than they give
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(args.threads)
     torch.manual_seed(args.seed)
     config = dict(net_spec(args.game, args.options), hidden=list(args.hidden))
     if args.resume:
@@ -638,7 +641,7 @@ def add_arguments(p, game: str = "happy") -> None:
     p.add_argument("--config", default=None, help="TOML file with any of these flags as keys")
     p.add_argument("--exploit", default=None, metavar="AGENT",
                    help="train a fresh best response against this fixed agent (e.g. net, suits) and report it")
-    p.add_argument("--hidden", type=_int_list, default=None, help="hidden layer sizes (default 256,256)")
+    p.add_argument("--hidden", type=_int_list, default=None, help="hidden layer sizes (default 128,128)")
     p.add_argument("--lr", type=float, default=None, help=f"Adam learning rate (default {d.lr})")
     p.add_argument("--batch-hands", type=int, default=None, help=f"hands per update (default {d.batch_hands})")
     p.add_argument("--minibatch", type=int, default=None)

@@ -1,0 +1,149 @@
+"""``pipslab train happy|troshin|triple``: masked PPO in a league — learning, resume,
+checkpoints, the exploiter and bad input."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from pipslab.agents.domino_net import PolicyNet, net_dict, net_spec
+from pipslab.experiments.ratings import wilson_interval
+from pipslab.experiments.train_dominoes import League, TrainArgs, play_hands, train
+from pipslab.experiments.tournament import TournamentArgs, run_tournament
+
+from harness_helpers import pipslab
+
+SMALL = dict(hidden=[32, 32], batch_hands=64, minibatch=256, epochs=2, snapshot_every=2, checkpoint_every=1,
+             eval_games=0, progress=False)
+
+
+def _weights(path):
+    return torch.load(path, weights_only=True)["model"]
+
+
+def test_resumed_run_ends_with_the_same_weights_as_one_run(tmp_path):
+    """Stopped after 3 updates and resumed, the run reaches the weights of one run straight
+    through: every hand's stream and the league's state ride in the checkpoint."""
+    options = {"players": 4, "pairs": True}
+    train(TrainArgs(game="troshin", options=options, hands=320, seed=5, out=str(tmp_path / "one"), **SMALL))
+    train(TrainArgs(game="troshin", options=options, hands=192, seed=5, out=str(tmp_path / "two"), **SMALL))
+    ck = torch.load(tmp_path / "two" / "checkpoint.pt", weights_only=True)
+    assert ck["hands"] == 192 and any(m.startswith("snapshot-") for m in ck["league"]["members"])
+    train(TrainArgs(game="troshin", options=options, hands=320, seed=5, out=str(tmp_path / "two"), resume=True,
+                    **SMALL))
+    a, b = _weights(tmp_path / "one" / "net.pt"), _weights(tmp_path / "two" / "net.pt")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    c = train(TrainArgs(game="troshin", options=options, hands=320, seed=6, out=str(tmp_path / "three"), **SMALL))
+    assert c["hands"] == 320
+    assert not all(torch.equal(a[k], _weights(tmp_path / "three" / "net.pt")[k]) for k in a)
+
+
+def test_hands_do_not_depend_on_the_batch_they_are_played_in():
+    """Hand h is dealt, seated and played from its own stream: the same hands played as
+    one batch or as two give the same decisions (the same weights)."""
+    args = TrainArgs(game="happy", options={"mode": "draw"}, seed=3, **SMALL)
+    torch.manual_seed(0)
+    from pipslab.agents.domino_net import NetPlayer
+    player = NetPlayer(PolicyNet(dict(net_spec("happy", {"mode": "draw"}), hidden=[32, 32])))
+    whole = play_hands(player, League(args), args, 0, 8)
+    parts = [play_hands(player, League(args), args, lo, 4) for lo in (0, 4)]
+    assert whole.decisions == sum(p.decisions for p in parts) > 0
+    assert sorted(map(tuple, whole.obs.tolist())) == sorted(map(tuple, np.concatenate([p.obs for p in parts]).tolist()))
+    assert sorted(whole.returns.tolist()) == pytest.approx(sorted(np.concatenate([p.returns for p in parts]).tolist()))
+
+
+@pytest.mark.slow
+def test_a_short_seeded_run_beats_random_and_its_untrained_start(tmp_path):
+    """30,000 hands of Happy block (about 40 s here): the trained net beats `random` and
+    the same net untrained (its seed's initial weights), lower Wilson bound above 50% over
+    400 duplicate games each."""
+    out = tmp_path / "run"
+    train(TrainArgs(game="happy", options={"mode": "block"}, hands=30_000, seed=1, out=str(out), eval_games=0,
+                    progress=False))
+    torch.manual_seed(1)
+    start = PolicyNet(dict(net_spec("happy", {"mode": "block"}), hidden=[128, 128]))
+    torch.save(net_dict(start), tmp_path / "start.pt")
+    for opponent in ("random", f"net:net={tmp_path / 'start.pt'}"):
+        s = run_tournament(TournamentArgs(game="happy", agents=[f"net:net={out / 'net.pt'}", opponent], games=400,
+                                          seed=7, out=str(tmp_path / f"t-{len(opponent)}"), progress=False,
+                                          workers=1, plots=False, bootstrap=0)).summary
+        me = s.iloc[0] if s.iloc[0]["agent"].startswith(f"net:net={out}") else s.iloc[1]
+        low, _ = wilson_interval(int(me["wins"]), int(me["games"]))
+        assert low > 0.5, (opponent, int(me["wins"]), int(me["games"]))
+
+
+def test_the_exploiter_trains_against_one_fixed_agent_and_reports_it(tmp_path):
+    r = pipslab("train", "happy", "--exploit", "heaviest", "--hands", "128", "--batch-hands", "64", "--hidden", "16",
+                "--eval-games", "8", "--eval-every", "128", "--out", str(tmp_path / "x"), "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert "exploiter of heaviest: wins" in r.stdout
+    curve = (tmp_path / "x" / "curve.csv").read_text().splitlines()
+    assert curve[0].startswith("hands,") and len(curve) == 2 and ",heaviest," in curve[1]
+    ck = torch.load(tmp_path / "x" / "checkpoint.pt", weights_only=True)
+    assert ck["league"]["members"] == ["heaviest"]       # no snapshots, no other opponents
+    assert (tmp_path / "x" / "curve.png").stat().st_size > 0
+
+
+def test_the_curve_runs_through_the_harness(tmp_path):
+    r = pipslab("train", "triple", "--players", "3", "--hands", "64", "--batch-hands", "64", "--hidden", "16",
+                "--eval-games", "6", "--eval-against", "greedy", "--out", str(tmp_path / "t"), "--no-progress")
+    assert r.returncode == 0, r.stderr
+    rows = (tmp_path / "t" / "curve.csv").read_text().splitlines()
+    assert len(rows) == 2 and ",greedy," in rows[1]
+    assert (tmp_path / "t" / "evals").is_dir() and (tmp_path / "t" / "net.pt").is_file()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["happy", "--hands", "0"], "--hands must be an integer from 1"),
+    (["happy", "--self-play", "1.5"], "--self-play must lie in [0, 1]"),
+    (["happy", "--lr", "0"], "--lr must lie in (0, 1]"),
+    (["happy", "--league", "heaviest,nosuch"], "unknown agent 'nosuch'"),
+    (["happy", "--exploit", "nosuch"], "unknown agent 'nosuch'"),
+    (["happy", "--mode", "blocked"], "invalid choice"),
+    (["troshin", "--players", "5"], "players"),
+    (["troshin", "--players", "2", "--pairs"], "pairs"),
+    (["triple", "--hidden", "0"], "--hidden must list layer sizes"),
+    (["happy", "--hidden", "a,b"], "comma-separated integers"),
+    (["happy", "--league", "", "--self-play", "0"], "--league is empty"),
+])
+def test_bad_flags_give_one_line_and_exit_2(tmp_path, argv, message):
+    r = pipslab("train", *argv, "--out", str(tmp_path / "run"), "--no-progress")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], r.stderr
+    assert not (tmp_path / "run" / "checkpoint.pt").exists()
+
+
+def test_bad_checkpoints_and_resumes_are_refused_with_one_line(tmp_path):
+    run = tmp_path / "run"
+    base = ["train", "happy", "--hands", "64", "--batch-hands", "64", "--hidden", "16", "--eval-games", "0",
+            "--out", str(run), "--no-progress"]
+    r = pipslab(*base, "--resume")
+    assert r.returncode == 2 and "nothing to resume" in r.stderr
+    assert pipslab(*base).returncode == 0
+    r = pipslab(*base)
+    assert r.returncode == 2 and "already holds a training run" in r.stderr
+    r = pipslab(*base[:-3], "--lr", "0.01", "--out", str(run), "--resume", "--no-progress")
+    assert r.returncode == 2 and "trained with other settings: lr=" in r.stderr
+    before = (run / "checkpoint.pt").read_bytes()
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "checkpoint.pt").write_bytes((run / "net.pt").read_bytes())    # a bare net, not a checkpoint
+    r = pipslab(*base[:-3], "--out", str(shipped), "--resume", "--no-progress")
+    assert r.returncode == 2 and "not a training checkpoint" in r.stderr
+    (run / "checkpoint.pt").write_bytes(b"garbage")
+    r = pipslab(*base, "--resume")
+    assert r.returncode == 2 and "not a readable network file" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    (run / "checkpoint.pt").write_bytes(before)
+    r = pipslab(*base[:2], "--hands", "128", *base[4:], "--resume")
+    assert r.returncode == 0, r.stderr
+    assert torch.load(run / "checkpoint.pt", weights_only=True)["hands"] == 128
+    bad = tmp_path / "bad.toml"
+    bad.write_text("hands = [")
+    r = pipslab("train", "happy", "--config", str(bad), "--out", str(tmp_path / "c"))
+    assert r.returncode == 2 and "not valid TOML" in r.stderr
+    bad.write_text("hands = 64\nbogus = 1\n")
+    r = pipslab("train", "happy", "--config", str(bad), "--out", str(tmp_path / "c"))
+    assert r.returncode == 2 and "unknown setting(s) bogus" in r.stderr
