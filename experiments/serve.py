@@ -9,7 +9,7 @@ move), shows the game log and, at the end, the result with every seat's pips lef
 thread per request): Bottle is one pure-Python file with no dependencies of its own, and
 the games are synchronous code, so an async framework (FastAPI, Starlette) would add an
 ASGI server and an event loop that every call would have to leave again; Flask would
-bring five packages for the same four routes.  All the game logic stays in pipslab: the
+bring six packages (Werkzeug, Jinja2, click …) for the same few routes.  All the game logic stays in pipslab: the
 server only holds games in memory by id and turns views into JSON.
 
 **One game loop.**  Each game runs :func:`pipslab.experiments.games.play_game` — the loop
