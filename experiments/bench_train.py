@@ -1,4 +1,5 @@
-"""Self-play training speed of the ``td`` learner beside random backgammon play, in one run.
+"""Self-play training speed of the ``td`` learner beside random backgammon play, and of the
+domino ``net`` learner beside random Happy block play, in one run.
 
 ``pipslab bench train [--seconds S] [--seed N] [--json] [--out DIR]``
 
@@ -10,6 +11,11 @@
   Torch runs with one thread, as the trainer's default.
 * beside it, the random-play rows of ``pipslab bench backgammon``: uniformly random whole
   plays with the compiled generator and a Python loop, and the whole game compiled.
+* **domino training** (``train_hands_per_s``): whole updates of
+  :mod:`pipslab.experiments.train_dominoes` on Happy block with its defaults — 512 hands
+  in lock-step against the league (half self-play), then the PPO epochs — from a fresh
+  net; and the same with ``--guide oracle`` (the exact solver labels every learner
+  decision).  Beside them: uniformly random Happy block hands through the same engine.
 """
 from __future__ import annotations
 
@@ -54,6 +60,57 @@ def measure_training(seconds: float, seed: int) -> dict:
             "architecture": net.config, "batch_games": args.batch_games}
 
 
+def measure_domino_training(seconds: float, seed: int, guide: str = "") -> dict:
+    """Hands per second of Happy block training updates (module docstring)."""
+    from threadpoolctl import threadpool_limits
+    from pipslab.agents.domino_net import NetPlayer, PolicyNet, net_spec
+    from . import train_dominoes as td
+    args = td.TrainArgs(game="happy", options={"mode": "block"}, seed=seed, guide=guide)
+    args.validate()
+    torch.manual_seed(seed)
+    net = PolicyNet(dict(net_spec("happy", {"mode": "block"}), hidden=args.hidden))
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+    league = td.League(args)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(1):
+            hands = decisions = updates = 0
+            t0 = time.perf_counter()
+            while True:
+                w = args.guide_weight(hands)
+                batch = td.play_hands(NetPlayer(net), league, args, hands, args.batch_hands, label=w > 0)
+                td.ppo_update(net, opt, batch, args, updates, w)
+                league.record(batch.results)
+                hands += batch.hands
+                decisions += batch.decisions
+                updates += 1
+                elapsed = time.perf_counter() - t0
+                if elapsed >= seconds:
+                    break
+    finally:
+        torch.set_num_threads(threads)
+    return {"hands_per_s": hands / elapsed, "decisions_per_s": decisions / elapsed, "hands": hands,
+            "architecture": net.config["hidden"], "batch_hands": args.batch_hands}
+
+
+def random_happy_hands(seconds: float, seed: int) -> float:
+    """Uniformly random Happy block hands per second (deal, legal moves, apply)."""
+    from pipslab.envs.game import GAMES
+    game = GAMES["happy"]
+    opts = game.resolve({"mode": "block"})
+    rng = np.random.default_rng(seed)
+    hands, t0 = 0, time.perf_counter()
+    while True:
+        s = game.new_state(rng, opts)
+        while not s.is_terminal:
+            legal = s.legal_actions()
+            s.apply(legal[int(rng.integers(len(legal)))])
+        hands += 1
+        if hands % 64 == 0 and time.perf_counter() - t0 >= seconds:
+            return hands / (time.perf_counter() - t0)
+
+
 def measure(seconds: float, seed: int) -> dict:
     fast.warm_up()
     load_net(DEFAULT_NET)
@@ -61,6 +118,11 @@ def measure(seconds: float, seed: int) -> dict:
     r = measure_training(max(seconds, 1.0) * 2, seed)
     r["random_whole_plays_games_per_s"] = _rate(ours_whole_plays(rng), seconds)
     r["random_compiled_games_per_s"] = _rate(ours_compiled(rng), seconds)
+    dom = measure_domino_training(max(seconds, 1.0) * 2, seed)
+    guided = measure_domino_training(max(seconds, 1.0) * 2, seed, guide="oracle")
+    r["dominoes"] = {"train_hands_per_s": dom["hands_per_s"], "train_decisions_per_s": dom["decisions_per_s"],
+                     "guided_train_hands_per_s": guided["hands_per_s"], "hidden": dom["architecture"],
+                     "batch_hands": dom["batch_hands"], "random_hands_per_s": random_happy_hands(seconds, seed)}
     r["seconds"], r["seed"] = seconds, seed
     return r
 
@@ -78,6 +140,14 @@ def format_table(r: dict) -> str:
     lines += [f"{name:74s} {rate:9.1f}" for name, rate in rows]
     lines.append(f"(training: {r['train_games']} games, {r['plies_per_game']:.1f} plies a game, "
                  f"{r['train_plies_per_s']:.0f} positions/s)")
+    d = r["dominoes"]
+    lines += ["", "Happy block dominoes: hands per second, one process", f"{'':74s} {'hands/s':>9s}"]
+    rows = [(f"net self-play training (masked PPO, hidden {d['hidden']}, {d['batch_hands']} hands lock-step)",
+             d["train_hands_per_s"]),
+            ("  the same with --guide oracle (the solver labels every decision)", d["guided_train_hands_per_s"]),
+            ("random hands, the same engine", d["random_hands_per_s"])]
+    lines += [f"{name:74s} {rate:9.1f}" for name, rate in rows]
+    lines.append(f"(training: {d['train_decisions_per_s']:.0f} learner decisions/s)")
     return "\n".join(lines)
 
 

@@ -126,6 +126,10 @@ class TrainArgs:
     max_snapshots: int = 8
     pfsp_power: float = 2.0
     exploit: str = ""             # train a best response against this agent spec instead
+    guide: str = ""               # "oracle": imitate the exact solver on the true state (Happy only)
+    guide_coef: float = 1.0       # weight of the imitation loss at the start ...
+    guide_hands: int = 0          # ... falling linearly to 0 at this many hands (0: kept all run)
+    guide_share: float = 1.0      # share of the learner's decisions labelled by the solver
     checkpoint_every: int = 10    # updates
     eval_every: int = 50_000      # hands
     eval_games: int = 200         # duplicate games per opponent at every evaluation (0: none)
@@ -182,6 +186,13 @@ class TrainArgs:
             raise PipslabError(f"--hidden must list layer sizes from 1 to 4096, got {self.hidden!r}")
         for spec in self.league + self.eval_against + ([self.exploit] if self.exploit else []):
             make_agent(spec, self.game)          # a bad spec fails now, with one line
+        if self.guide not in ("", "oracle"):
+            raise PipslabError(f"--guide must be oracle (or left out), got {self.guide!r}")
+        if self.guide and self.game != "happy":
+            raise PipslabError("--guide oracle needs the exact solver, which plays Happy only")
+        number("guide_coef", 0, 100)
+        number("guide_share", 0, 1)
+        whole("guide_hands", 0)
         if not self.exploit and not self.league and self.self_play < 1:
             raise PipslabError("--league is empty: give agents, or --self-play 1")
 
@@ -189,8 +200,16 @@ class TrainArgs:
         """What must match for ``--resume`` to continue the same run."""
         keys = ("game", "options", "seed", "hidden", "lr", "batch_hands", "minibatch", "epochs", "clip",
                 "gae_lambda", "ent_coef", "vf_coef", "self_play", "league", "snapshot_every", "max_snapshots",
-                "pfsp_power", "exploit")
+                "pfsp_power", "exploit", "guide", "guide_coef", "guide_hands", "guide_share")
         return json.loads(json.dumps({k: getattr(self, k) for k in keys}))
+
+    def guide_weight(self, hands: int) -> float:
+        """The imitation loss's weight after ``hands`` training hands."""
+        if not self.guide:
+            return 0.0
+        if not self.guide_hands:
+            return self.guide_coef
+        return self.guide_coef * max(0.0, 1.0 - hands / self.guide_hands)
 
     def command(self, resume: bool = False) -> str:
         parts = ["pipslab", "train", self.game]
@@ -211,6 +230,9 @@ class TrainArgs:
                   "--eval-against", ",".join(self.eval_against)]
         if self.exploit:
             parts += ["--exploit", self.exploit]
+        if self.guide:
+            parts += ["--guide", self.guide, "--guide-coef", str(self.guide_coef), "--guide-hands",
+                      str(self.guide_hands), "--guide-share", str(self.guide_share)]
         return shlex.join(parts + (["--resume"] if resume else []))
 
 
@@ -282,14 +304,18 @@ class Batch:
     values: np.ndarray
     advantages: np.ndarray
     returns: np.ndarray
+    teacher: np.ndarray           # per decision: 1 on the solver's best moves (all 0: not labelled)
     hands: int
     decisions: int
     results: Dict[str, List[float]]
 
 
-def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: int, count: int) -> Batch:
+def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: int, count: int,
+               label: bool = False) -> Batch:
     """Hands ``first_hand .. first_hand + count - 1`` in lock-step (module docstring, 1.)
-    and their GAE advantages (2.)."""
+    and their GAE advantages (2.); with ``label``, the oracle's best moves of (a share of)
+    the learner's decisions."""
+    solver = _oracle(args) if label else None
     game = GAMES[args.game]
     opts = game.resolve(args.options)
     teams = game.teams(opts)
@@ -354,10 +380,15 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
         chosen = sample_actions(probs, M, u)
         for i, (h, p) in enumerate(waiting):
             a = int(chosen[i])
+            best = np.zeros(num_actions, dtype=np.int8)
+            if solver is not None and rngs[h].random() < args.guide_share:
+                move_values = solver.move_values(states[h])
+                top = max(move_values.values())
+                best[[b for b, v in move_values.items() if v == top]] = 1
             states[h].apply(a)
-            traj.setdefault((h, p), []).append((X[i], M[i], a, math.log(probs[i, a]), float(values[i])))
+            traj.setdefault((h, p), []).append((X[i], M[i], a, math.log(probs[i, a]), float(values[i]), best))
     # rewards and GAE(λ), γ = 1: a trajectory's only reward is its seat's return at the end
-    obs, msk, act, logp, val, adv, ret = [], [], [], [], [], [], []
+    obs, msk, act, logp, val, adv, ret, teach = [], [], [], [], [], [], [], []
     lam = args.gae_lambda
     for (h, p), steps in traj.items():
         final = float(states[h].returns()[p])
@@ -370,7 +401,7 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
         out.reverse()
         for st, a in zip(steps, out):
             obs.append(st[0]); msk.append(st[1]); act.append(st[2]); logp.append(st[3]); val.append(st[4])
-            adv.append(a); ret.append(a + st[4])
+            adv.append(a); ret.append(a + st[4]); teach.append(st[5])
     results: Dict[str, List[float]] = {}
     for h in range(count):
         if opponent_of[h]:
@@ -381,14 +412,32 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
     return Batch(obs=np.array(obs, dtype=np.float32).reshape(-1, size), masks=np.array(msk, dtype=np.int8).reshape(-1, num_actions),
                  actions=np.array(act, dtype=np.int64), logp=np.array(logp, dtype=np.float32),
                  values=np.array(val, dtype=np.float32), advantages=np.array(adv, dtype=np.float32),
-                 returns=np.array(ret, dtype=np.float32), hands=count, decisions=len(act), results=results)
+                 returns=np.array(ret, dtype=np.float32),
+                 teacher=np.array(teach, dtype=np.int8).reshape(-1, num_actions), hands=count, decisions=len(act),
+                 results=results)
 
 
-def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: TrainArgs, update: int) -> dict:
+def _oracle(args: TrainArgs):
+    """The teacher of ``--guide oracle``: the exact solver (``pimc``'s), on the true
+    state — every hand open, the boneyard's order known; in draw mode searched 8
+    placements deep, as ``pimc`` does."""
+    from pipslab.agents.solver import Solver
+    from pipslab.agents.search_dominoes import PIMCAgent
+    draw = args.options.get("mode", "block") == "draw"
+    return Solver("margin", max_depth=PIMCAgent.DRAW_MODE_DEPTH if draw else None)
+
+
+def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: TrainArgs, update: int,
+               guide: float = 0.0) -> dict:
     """``epochs`` passes of minibatch Adam on the clipped surrogate + value loss −
-    entropy bonus, over the masked policy."""
+    entropy bonus, over the masked policy; with ``guide`` > 0 plus ``guide`` times the
+    cross-entropy between the policy and the oracle's best moves (uniform over them) on
+    the labelled decisions."""
     if not batch.decisions:
-        return {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0}
+        return {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0, "imitation": 0.0}
+    T = torch.from_numpy(batch.teacher).float()
+    T = T / T.sum(-1, keepdim=True).clamp(min=1.0)
+    labelled = T.sum(-1) > 0
     X = torch.from_numpy(batch.obs)
     M = torch.from_numpy(batch.masks)
     A = torch.from_numpy(batch.actions)
@@ -396,7 +445,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
     adv_all = torch.from_numpy(batch.advantages)
     ret = torch.from_numpy(batch.returns)
     rng = np.random.default_rng([args.seed, 3, update])
-    totals = {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0}
+    totals = {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0, "imitation": 0.0}
     steps = 0
     for _ in range(args.epochs):
         order = torch.from_numpy(rng.permutation(batch.decisions))
@@ -416,6 +465,11 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
             surrogate = torch.min(ratio * adv, ratio.clamp(1 - args.clip, 1 + args.clip) * adv).mean()
             value_loss = ((value - ret[idx]) ** 2).mean()
             loss = -surrogate + args.vf_coef * value_loss - args.ent_coef * entropy
+            if guide > 0 and bool(labelled[idx].any()):
+                on = labelled[idx]
+                imitation = -(T[idx][on] * legal_logp[on]).sum(-1).mean()
+                loss = loss + guide * imitation
+                totals["imitation"] += imitation.item()
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
@@ -578,8 +632,9 @@ def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
     t0 = time.perf_counter() - wall
     try:
         while hands < target:
-            batch = play_hands(NetPlayer(net, "learner"), league, args, hands, args.batch_hands)
-            stats = ppo_update(net, opt, batch, args, update)
+            guide = args.guide_weight(hands)
+            batch = play_hands(NetPlayer(net, "learner"), league, args, hands, args.batch_hands, label=guide > 0)
+            stats = ppo_update(net, opt, batch, args, update, guide)
             league.record(batch.results)
             hands += args.batch_hands
             update += 1
@@ -588,6 +643,7 @@ def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
             wall = time.perf_counter() - t0
             bar.update(args.batch_hands)
             bar.set_postfix(entropy=f"{stats['entropy']:.2f}", vloss=f"{stats['value_loss']:.3f}",
+                            imitation=f"{stats['imitation']:.3f}",
                             dec=f"{batch.decisions / batch.hands:.1f}")
             due_eval = args.eval_games > 0 and (hands // args.eval_every > (hands - args.batch_hands) // args.eval_every
                                                or hands >= target)
@@ -641,6 +697,13 @@ def add_arguments(p, game: str = "happy") -> None:
     p.add_argument("--config", default=None, help="TOML file with any of these flags as keys")
     p.add_argument("--exploit", default=None, metavar="AGENT",
                    help="train a fresh best response against this fixed agent (e.g. net, suits) and report it")
+    if game == "happy":
+        p.add_argument("--guide", default=None, choices=("oracle",),
+                       help="oracle guiding: also imitate the exact solver's moves on the true state")
+        p.add_argument("--guide-coef", type=float, default=None, help=f"imitation weight (default {d.guide_coef})")
+        p.add_argument("--guide-hands", type=int, default=None,
+                       help="hands over which the imitation weight falls to 0 (default 0: all run)")
+        p.add_argument("--guide-share", type=float, default=None, help="share of decisions labelled (default 1)")
     p.add_argument("--hidden", type=_int_list, default=None, help="hidden layer sizes (default 128,128)")
     p.add_argument("--lr", type=float, default=None, help=f"Adam learning rate (default {d.lr})")
     p.add_argument("--batch-hands", type=int, default=None, help=f"hands per update (default {d.batch_hands})")

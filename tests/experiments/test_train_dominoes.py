@@ -147,3 +147,33 @@ def test_bad_checkpoints_and_resumes_are_refused_with_one_line(tmp_path):
     bad.write_text("hands = 64\nbogus = 1\n")
     r = pipslab("train", "happy", "--config", str(bad), "--out", str(tmp_path / "c"))
     assert r.returncode == 2 and "unknown setting(s) bogus" in r.stderr
+
+
+def test_the_oracle_guide_labels_the_solvers_best_moves(tmp_path):
+    """With --guide oracle every labelled decision carries the exact solver's best moves,
+    which are legal, and the imitation term enters the loss."""
+    from pipslab.agents.domino_net import NetPlayer
+    from pipslab.experiments.train_dominoes import ppo_update
+    args = TrainArgs(game="happy", options={"mode": "block"}, seed=2, guide="oracle", **SMALL)
+    torch.manual_seed(0)
+    net = PolicyNet(dict(net_spec("happy", {"mode": "block"}), hidden=[32, 32]))
+    batch = play_hands(NetPlayer(net), League(args), args, 0, 16, label=True)
+    assert batch.decisions > 0 and np.all(batch.teacher.sum(1) >= 1)
+    assert np.all(batch.masks[batch.teacher == 1] == 1)
+    stats = ppo_update(net, torch.optim.Adam(net.parameters(), 1e-3), batch, args, 0, guide=1.0)
+    assert stats["imitation"] > 0
+    assert args.guide_weight(0) == 1.0
+    args.guide_hands = 100
+    assert args.guide_weight(50) == pytest.approx(0.5) and args.guide_weight(200) == 0.0
+    r = pipslab("train", "troshin", "--guide", "oracle", "--out", str(tmp_path / "t"))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_bench_train_reports_domino_training_beside_random_play():
+    r = pipslab("bench", "train", "--seconds", "0.3", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout.strip().splitlines()[-1])["dominoes"]
+    assert d["train_hands_per_s"] > 0 and d["guided_train_hands_per_s"] > 0
+    assert d["random_hands_per_s"] > d["train_hands_per_s"] > d["guided_train_hands_per_s"]
+    assert "Happy block dominoes: hands per second" in r.stdout
