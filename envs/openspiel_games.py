@@ -1,0 +1,630 @@
+"""pipslab's games as OpenSpiel (``pyspiel``) Python games, so OpenSpiel's algorithms run on them.
+
+``import pipslab.envs.openspiel_games`` registers four games with ``pyspiel.register_game``
+(the module needs the ``open-spiel`` package, pipslab's ``[bench]`` extra; nothing else in
+pipslab imports it):
+
+=====================  =====================================  ===================================
+OpenSpiel name         parameters (defaults)                  pipslab game
+=====================  =====================================  ===================================
+``pipslab_happy``      ``mode="block"``, ``max_pip=6``,       ``happy`` (RULES §2; ``max_pip=2``
+                       ``hand_size=0`` (0: the set's default)  is the 6-tile double-2 set)
+``pipslab_troshin``    ``players=2``, ``pairs=False``          ``troshin`` (one hand; no match)
+``pipslab_triple``     ``players=2``                          ``triple``
+``pipslab_backgammon`` ``gammons=True``                       ``backgammon``
+=====================  =====================================  ===================================
+
+``pyspiel.load_game("pipslab_happy(mode=block,max_pip=2)")`` loads the tiny game that
+OpenSpiel's CFR and exact exploitability can finish (``pipslab exploitability``).  The
+rules are pipslab's engines, unchanged: each adapter state wraps one engine state
+(``line.DominoState``, ``triple.TripleState``, ``backgammon.game.BackgammonState``) and
+adds only the bookkeeping OpenSpiel needs on top.
+
+Chance is explicit, with enumerable outcomes and their probabilities
+------------------------------------------------------------------
+* **The deal** (dominoes): one chance node per tile dealt, seat 0's hand first, then seat
+  1's …; each hand is dealt in ascending tile order, so a hand is one path, not ``k!``
+  orderings of it (a smaller tree for CFR, same distribution).  The outcome is the tile
+  id; with ``c`` tiles above the hand's last one still undealt and ``m`` still to deal to
+  this hand, the ``i``-th of them (from the lowest) comes next with probability
+  ``C(c-i-1, m-1) / C(c, m)`` — that it is the lowest of a uniform ``m``-subset.  Every
+  hand is thus a uniform draw from the set, as ``engine.deal``'s shuffle makes it.  A
+  deal that calls for a redeal (Troshin, ``common.needs_redeal``) is dealt again.
+  Then the engine state is built by ``engine.deal`` itself, from a scripted "shuffle"
+  that lays the tiles in the order dealt (so the opening rule, the first seat … are the
+  engine's).  Triple's first player by lot is one more chance node (uniform over seats).
+* **Draws** (draw mode, Troshin, Triple): the seat's DRAW action (56, or 112 in Triple)
+  is its decision; a chance node then picks the drawn tile, uniform over the boneyard.
+  The engine keeps its boneyard in a pre-shuffled order and draws the next tile; the
+  adapter moves the chosen tile to the front of the undrawn part before applying DRAW.
+  The block game's boneyard is out of play and never drawn, so it costs no chance node.
+* **Dice** (backgammon): chance outcome ``(a-1)*6 + (b-1)`` for the roll ``(a, b)``: the
+  21 distinct rolls ``(high, low)`` of ``game.CHANCE_OUTCOMES`` (doubles 1/36, others
+  2/36); the opening roll is the 30 ordered pairs (X's die, O's die), 1/30 each.
+
+Actions are pipslab's: dominoes ``tile * n_ends + end`` (the 28-tile encoding, whatever
+the set), DRAW and PASS (58 ids on a line, 114 in Triple); backgammon single checker
+moves ``(from - 1) * 6 + (die - 1)`` (bar = 25) and PASS = 150, a whole play being the
+moves of one turn (the engine offers only moves that begin a legal whole play).
+
+What a seat sees
+----------------
+* **Information state string** (perfect recall; dominoes): the variant, the seat, its
+  hand as dealt, then the public history from ``state.observe(seat)`` — every
+  placement, pass and draw (who, where) — with the tiles *this* seat drew written in,
+  and its hand now.  Two histories give the same string exactly when the seat cannot tell
+  them apart.  Backgammon is a perfect-information game: the string is the history.
+* **Observation string**: the seat's view now (hand, table, hand sizes, boneyard size,
+  passes; Triple's scores), without the order of past events.
+* **Observation tensor**: the pipslab encoder of that view — the game's
+  ``Game.observation_encoder`` (Happy 111 floats, Troshin 191, Triple 220, backgammon
+  Tesauro's 198), the vector the Gymnasium envs give.
+* No **information state tensor**: the encoders are not perfect-recall, and a fixed-size
+  encoding of the whole history would be a new format nothing here reads.  Algorithms
+  that need one (deep CFR …) are not supported.
+* Observers also take ``private_info=NONE`` (the public part only: no hand, no own drawn
+  tiles; the tensor's own-hand block is zero).
+
+``resample_from_infostate`` (for OpenSpiel's ``ISMCTSBot``) deals the hidden tiles with
+pipslab's ``engine.sample_world`` from the seat's view and replays the history on that
+deal; it supports the games whose boneyard is out of play (Happy block, Troshin's
+120-point deal) and says so in one line otherwise (a drawn tile's place in the history
+is not recoverable from ``sample_world``'s hands).  Backgammon has nothing hidden.
+
+Costs: these are Python games.  OpenSpiel clones a Python state by deep-copying each
+of its attributes; the engine state sits in a box whose copy is the engine's cheap
+``clone``.  On ``happy-block-d2`` (658 states) a CFR+ iteration takes about 0.2 s and an
+exact exploitability about 0.5 s; the double-3 set with 3 tiles each (104,455 states)
+already takes minutes per pass.  Fine for tests, CFR on the tiny set and a few bot
+games; the engines' own loops are far faster for long runs.
+"""
+from __future__ import annotations
+
+import dataclasses
+from math import comb
+from typing import List, Optional
+
+import numpy as np
+import pyspiel
+
+from pipslab.envs.dominoes.common import DRAW as EV_DRAW
+from pipslab.envs.dominoes.common import PASS as EV_PASS
+from pipslab.envs.dominoes.common import PLACE as EV_PLACE
+from pipslab.envs.dominoes.common import END_NAMES, needs_redeal
+from pipslab.envs.dominoes.engine import LAYOUTS, sample_world
+from pipslab.envs.dominoes.tiles import count, format_tiles, tile_name, tiles_of
+from pipslab.envs.errors import PipslabError
+from pipslab.envs.game import GAMES
+
+__all__ = ["DominoGame", "DominoState", "BackgammonGame", "BackgammonState", "SHORT_NAMES", "load"]
+
+_SEQ = pyspiel.GameType.Dynamics.SEQUENTIAL
+_CHANCE = pyspiel.PlayerId.CHANCE
+_TERMINAL = pyspiel.PlayerId.TERMINAL
+
+
+# ---------------------------------------------------------------------------- dominoes
+class _ScriptedShuffle:
+    """Stands for the rng of ``engine.deal``: its one ``shuffle`` lays the tiles in the
+    order the chance nodes dealt them, and ``integers`` names the seat drawn by lot."""
+
+    def __init__(self, order: List[int], first: int):
+        self.order, self.first = order, first
+
+    def shuffle(self, tiles: list) -> None:
+        if sorted(tiles) != sorted(self.order):
+            raise PipslabError("internal: the scripted deal does not hold the set's tiles")
+        tiles[:] = self.order
+
+    def integers(self, n: int) -> int:
+        return self.first
+
+
+def _options(params: dict, names) -> dict:
+    return {k: params[k] for k in names if k in params}
+
+
+class _Engine:
+    """Holds an engine state; a deep copy is the engine's own ``clone`` (no deepcopy of
+    its shared history), which is what pyspiel's Clone of a Python state calls."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state):
+        self.state = state
+
+    def __deepcopy__(self, memo):
+        return _Engine(None if self.state is None else self.state.clone())
+
+    def __getstate__(self):
+        return {"state": self.state}
+
+    def __setstate__(self, values):
+        self.state = values["state"]
+
+
+class DominoGame(pyspiel.Game):
+    """A pipslab domino game (``pipslab_happy``, ``pipslab_troshin``, ``pipslab_triple``);
+    see the module docstring.  ``params``: the pipslab game's options, as pyspiel game
+    parameters (``hand_size=0`` standing for "the set's default")."""
+
+    pipslab_name = ""
+    game_type: pyspiel.GameType = None
+
+    def __init__(self, params=None):
+        params = dict(params or {})
+        defaults = dict(self.game_type.parameter_specification)
+        unknown = set(params) - set(defaults)
+        if unknown:
+            raise PipslabError(f"{self.game_type.short_name} has no parameter {', '.join(sorted(unknown))}")
+        values = {**defaults, **params}
+        options = {k: v for k, v in values.items() if not (k == "hand_size" and v == 0)}
+        spec = GAMES[self.pipslab_name]
+        self.options = spec.resolve(options)
+        probe = spec.new_state(np.random.default_rng(0), self.options)
+        if not hasattr(probe, "hands"):
+            raise PipslabError(f"{self.game_type.short_name}: a match deals new hands inside the state; "
+                               "the adapter plays one hand (match=false)")
+        self.variant = v = probe.variant
+        self.encoder = spec.observation_encoder(self.options)
+        boneyard = v.set_size - v.players * v.hand_size
+        drawn = boneyard if v.draw else 0
+        # deal (+ a lot for the first seat), placements, draws (decision + chance each), and
+        # passes: at most a round of them before each placement or draw, and one at the end
+        length = v.players * v.hand_size + 1 + v.set_size + 2 * drawn + v.players * (v.set_size + drawn + 1)
+        if v.redeal_doubles or v.redeal_suit:
+            length += 3 * v.players * v.hand_size   # room for three redeals (each < 1% likely)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=v.num_actions, max_chance_outcomes=28, num_players=v.players,
+            min_utility=-1.0, max_utility=1.0, utility_sum=0.0, max_game_length=length)
+        super().__init__(self.game_type, info, values)
+
+    def new_initial_state(self):
+        return DominoState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise PipslabError(f"observer parameters are not supported, got {params}")
+        return DominoObserver(self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
+
+
+class DominoState(pyspiel.State):
+    """One game of a :class:`DominoGame`: the deal's chance nodes, then the engine state
+    (``engine``) with the draws as chance nodes.  ``dealt[p]``: seat ``p``'s tiles as
+    dealt, in order; ``drawn[p]``: the tiles it drew, in order; ``deals``: deals so far
+    (a redeal adds one); ``drawing``: the seat to move chose DRAW and the tile is next."""
+
+    def __init__(self, game: DominoGame):
+        super().__init__(game)
+        # pyspiel's Clone deep-copies every entry of the state's __dict__: the entries are
+        # plain lists and numbers, and the engine sits in an _Engine box that clones it
+        self._engine = _Engine(None)
+        self.dealt: List[List[int]] = [[] for _ in range(game.variant.players)]
+        self.drawn: List[List[int]] = [[] for _ in range(game.variant.players)]
+        self.deals = 0
+        self.drawing = False
+        self.lot = -1   # Triple: the seat drawn by lot to open
+
+    @property
+    def engine(self):
+        return self._engine.state
+
+    @engine.setter
+    def engine(self, state):
+        self._engine = _Engine(state)
+
+    @property
+    def _game(self) -> DominoGame:
+        return self.get_game()
+
+    @property
+    def variant(self):
+        return self.get_game().variant
+
+    # ------------------------------------------------------------------ phases
+    def _dealing_seat(self) -> int:
+        """The seat whose hand is being dealt; -1 once every hand is full."""
+        k = self.variant.hand_size
+        for p, hand in enumerate(self.dealt):
+            if len(hand) < k:
+                return p
+        return -1
+
+    def current_player(self):
+        if self.engine is None:
+            return _CHANCE
+        if self.engine.is_terminal:
+            return _TERMINAL
+        return _CHANCE if self.drawing else self.engine.current_player
+
+    def is_terminal(self):
+        return self.engine is not None and self.engine.is_terminal
+
+    def _legal_actions(self, player):
+        return sorted(self.engine.legal_actions())
+
+    def chance_outcomes(self):
+        if self.engine is not None:       # a draw: any boneyard tile, uniform
+            tiles = sorted(self.engine.boneyard_tiles())
+            return [(t, 1.0 / len(tiles)) for t in tiles]
+        seat = self._dealing_seat()
+        if seat < 0:                      # Triple: the first seat by lot
+            n = self.variant.players
+            return [(p, 1.0 / n) for p in range(n)]
+        undealt = self.variant.tile_set
+        for hand in self.dealt:
+            for t in hand:
+                undealt &= ~(1 << t)
+        hand = self.dealt[seat]
+        above = [t for t in tiles_of(undealt) if not hand or t > hand[-1]]
+        m = self.variant.hand_size - len(hand)
+        c = len(above)
+        total = comb(c, m)
+        out = []
+        for i, t in enumerate(above):
+            ways = comb(c - i - 1, m - 1)
+            if ways:
+                out.append((t, ways / total))
+        return out
+
+    def _apply_action(self, action):
+        v = self.variant
+        if self.engine is None:
+            seat = self._dealing_seat()
+            if seat >= 0:
+                self.dealt[seat].append(int(action))
+                if self._dealing_seat() < 0:
+                    self._dealt()
+            else:
+                self.lot = int(action)
+                self._start()
+        elif self.drawing:
+            e = self.engine
+            rest = list(e.boneyard_tiles())
+            rest.remove(int(action))
+            e.boneyard = e.boneyard[:e.bpos] + (int(action),) + tuple(rest)
+            self.drawn[e.current_player].append(int(action))
+            self.drawing = False
+            e.apply(v.draw_action)
+        elif action == v.draw_action:
+            if action not in self.engine.legal_actions():
+                self.engine.apply(action)   # the engine's one-line refusal
+            self.drawing = True
+        else:
+            self.engine.apply(int(action))
+
+    def _dealt(self) -> None:
+        """Every hand is full: deal again when a hand calls for it, else open the game."""
+        masks = [sum(1 << t for t in hand) for hand in self.dealt]
+        if needs_redeal(self.variant, masks):
+            self.deals += 1
+            self.dealt = [[] for _ in range(self.variant.players)]
+            return
+        if self.variant.opening != "any":
+            self._start()
+
+    def _start(self) -> None:
+        v = self.variant
+        order = [t for hand in self.dealt for t in hand]
+        rest = [t for t in tiles_of(v.tile_set) if t not in set(order)]
+        self.engine = LAYOUTS[v.layout].deal(v, _ScriptedShuffle(order + rest, self.lot))
+
+    def _action_to_string(self, player, action):
+        if player == _CHANCE:
+            if self.engine is not None:
+                return f"draws {tile_name(action)}"
+            seat = self._dealing_seat()
+            return f"deal {tile_name(action)} to seat {seat}" if seat >= 0 else f"seat {action} opens by lot"
+        return self.engine.action_name(action)
+
+    def returns(self):
+        if not self.is_terminal():
+            return [0.0] * self.variant.players
+        return [float(r) for r in self.engine.returns()]
+
+    def __str__(self):
+        if self.engine is None:
+            hands = " / ".join(format_tiles(h) or "-" for h in self.dealt)
+            return f"{self.variant.name}; dealing (deal {self.deals + 1}); hands={hands}"
+        from pipslab.envs.dominoes.notation import format_position
+        return format_position(self.engine) + ("; drawing" if self.drawing else "")
+
+    # ------------------------------------------------------------------ views
+    def view(self, player: int, private: bool = True):
+        """The engine's view of ``player`` (during the deal: the hands dealt so far on an
+        empty table); with ``private=False`` the hand is left out."""
+        if self.engine is not None:
+            view = self.engine.observe(player)
+        else:
+            masks = [sum(1 << t for t in hand) for hand in self.dealt]
+            view = LAYOUTS[self.variant.layout](self.variant, masks, (), current_player=0, table=0).observe(player)
+        if not private:
+            view = dataclasses.replace(view, hand=0)
+        return view
+
+    def information_string(self, player: int, private: bool = True) -> str:
+        """The perfect-recall string of ``player`` (see the module docstring)."""
+        v = self.variant
+        parts = [v.name, f"seat {player}"]
+        if self.deals:
+            parts.append(f"redeals {self.deals}")
+        if private:
+            parts.append("dealt " + (format_tiles(self.dealt[player]) or "-"))
+        if self.engine is None:
+            return "; ".join(parts + ["dealing"])
+        if self.lot >= 0:
+            parts.append(f"seat {self.lot} opens by lot")
+        mine = 0
+        events = []
+        for kind, p, tile, end, _left, _right in self.engine.events():
+            if kind == EV_PLACE:
+                events.append(f"{p}:{tile_name(tile)}@{END_NAMES[end]}")
+            elif kind == EV_PASS:
+                events.append(f"{p}:pass")
+            else:
+                what = f"{p}:draw"
+                if p == player and private:
+                    what += f" {tile_name(self.drawn[player][mine])}"
+                if p == player:
+                    mine += 1
+                if v.layout == "spinner":
+                    what += " lucky" if end < 0 else " unlucky"
+                events.append(what)
+        if self.drawing:
+            events.append(f"{self.engine.current_player}:drawing")
+        parts.append("history " + (" ".join(events) or "-"))
+        if private:
+            parts.append("hand " + (format_tiles(tiles_of(self.engine.hands[player])) or "-"))
+        if self.engine.is_terminal:
+            parts.append("over")
+        return "; ".join(parts)
+
+    def observation_text(self, player: int, private: bool = True) -> str:
+        """What ``player`` sees now, without the order of past events."""
+        view = self.view(player, private)
+        v = self.variant
+        parts = [v.name, f"seat {player}"]
+        if private:
+            parts.append("hand " + (format_tiles(tiles_of(view.hand)) or "-"))
+        if self.engine is None:
+            return "; ".join(parts + ["dealing"])
+        if v.layout == "spinner":
+            parts.append("ends " + "|".join(str(e) if e >= 0 else "-" for e in view.ends)
+                         + f"; spinner {view.spinner}")
+            parts.append("winnings " + "/".join(map(str, view.winnings))
+                         + "; penalties " + "/".join(map(str, view.penalties)) + f"; draws {view.turn_draws}")
+        else:
+            parts.append(f"ends {view.left}|{view.right}" if view.left >= 0 else "table empty")
+        parts.append("table " + (format_tiles(tiles_of(view.table)) or "-"))
+        parts.append("hand sizes " + "/".join(map(str, view.hand_sizes)) + f"; boneyard {view.boneyard_size}")
+        parts.append(f"passes {view.passes}")
+        voids = [view.voids(p) for p in range(v.players)]
+        if any(voids):
+            parts.append("lacking " + " ".join(
+                f"{p}:" + "".join(str(n) for n in range(7) if voids[p] >> n & 1) for p in range(v.players) if voids[p]))
+        if self.drawing:
+            parts.append("drawing")
+        parts.append("over" if view.is_terminal else f"to move {view.current_player}")
+        return "; ".join(parts)
+
+    # ------------------------------------------------------------------ ISMCTS
+    def resample_from_infostate(self, player_id, probability_sampler=None):
+        """A state ``player_id`` cannot tell from this one: the other hands dealt by
+        ``engine.sample_world`` from its view, the history replayed on that deal.  The
+        sampler's numbers seed the deal (OpenSpiel's ``ISMCTSBot`` passes a uniform one).
+        Only where the boneyard is out of play (see the module docstring)."""
+        v = self.variant
+        if v.draw:
+            raise PipslabError(f"resample_from_infostate: {v.name} draws from the boneyard; resampling "
+                               "supports the games whose boneyard is out of play")
+        if self.engine is None or self.current_player() < 0 and not self.is_terminal():
+            raise PipslabError("resample_from_infostate: only at a seat's decision or the end")
+        seed = int(probability_sampler() * 2 ** 31) if probability_sampler is not None else 0
+        rng = np.random.default_rng(seed)
+        world = sample_world(self.engine.observe(player_id), rng)
+        placed = [0] * v.players
+        for kind, p, tile, *_ in self.engine.events():
+            if kind == EV_PLACE:
+                placed[p] |= 1 << tile
+        hands = [world.hands[p] | placed[p] for p in range(v.players)]
+        hands[player_id] = sum(1 << t for t in self.dealt[player_id])
+        # replay: the earlier deals as they were (no info string shows them), this deal's
+        # hands in the dealing order, then the lot and every action as they were
+        history = self.history()
+        per_deal = v.players * v.hand_size
+        out = self._game.new_initial_state()
+        for a in history[:self.deals * per_deal]:
+            out.apply_action(a)
+        for p in range(v.players):
+            for t in tiles_of(hands[p]):
+                out.apply_action(t)
+        for a in history[(self.deals + 1) * per_deal:]:
+            out.apply_action(a)
+        return out
+
+
+class DominoObserver:
+    """OpenSpiel's observer protocol (``set_from``/``string_from``, ``tensor``, ``dict``)
+    for a domino game: perfect recall gives the information state string; otherwise the
+    observation string and the pipslab encoder's tensor (see the module docstring)."""
+
+    def __init__(self, game: DominoGame, iig_obs_type):
+        self.game = game
+        self.perfect_recall = iig_obs_type.perfect_recall
+        kind = iig_obs_type.private_info
+        if kind == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            raise PipslabError("observers of every seat's private tiles are not provided (use the "
+                               "engine's position string)")
+        self.private = kind == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        size = 0 if self.perfect_recall else game.encoder.size
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"observation": self.tensor} if size else {}
+
+    def set_from(self, state: DominoState, player: int) -> None:
+        if self.perfect_recall:
+            return
+        self.tensor[:] = self.game.encoder.encode(state.view(player, self.private))
+
+    def string_from(self, state: DominoState, player: int) -> str:
+        if self.perfect_recall:
+            return state.information_string(player, self.private)
+        return state.observation_text(player, self.private)
+
+
+def _domino_type(short: str, long: str, min_players: int, max_players: int, params: dict) -> pyspiel.GameType:
+    return pyspiel.GameType(
+        short_name=short, long_name=long, dynamics=_SEQ,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=max_players, min_num_players=min_players,
+        provides_information_state_string=True, provides_information_state_tensor=False,
+        provides_observation_string=True, provides_observation_tensor=True,
+        parameter_specification=params)
+
+
+class HappyGame(DominoGame):
+    pipslab_name = "happy"
+    game_type = _domino_type("pipslab_happy", "pipslab Happy dominoes", 2, 2,
+                             {"mode": "block", "max_pip": 6, "hand_size": 0})
+
+
+class TroshinGame(DominoGame):
+    pipslab_name = "troshin"
+    game_type = _domino_type("pipslab_troshin", "pipslab Troshin's draw game (one hand)", 2, 4,
+                             {"players": 2, "pairs": False})
+
+
+class TripleGame(DominoGame):
+    pipslab_name = "triple"
+    game_type = _domino_type("pipslab_triple", "pipslab Triple domino for luck", 2, 4, {"players": 2})
+
+
+# ---------------------------------------------------------------------------- backgammon
+_BG_TYPE = pyspiel.GameType(
+    short_name="pipslab_backgammon", long_name="pipslab backgammon (money play, no cube)", dynamics=_SEQ,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2, min_num_players=2,
+    provides_information_state_string=True, provides_information_state_tensor=False,
+    provides_observation_string=True, provides_observation_tensor=True,
+    parameter_specification={"gammons": True})
+
+
+class BackgammonGame(pyspiel.Game):
+    """pipslab's backgammon (``pipslab_backgammon``); see the module docstring."""
+
+    def __init__(self, params=None):
+        params = {**_BG_TYPE.parameter_specification, **dict(params or {})}
+        spec = GAMES["backgammon"]
+        self.options = spec.resolve({"gammons": params["gammons"]})
+        self.encoder = spec.observation_encoder(self.options)
+        top = 3.0 if self.options["gammons"] else 1.0
+        # a bound, not a certainty: hitting can prolong a game without limit, but a game of
+        # 10,000 checker moves and rolls has never been seen
+        info = pyspiel.GameInfo(num_distinct_actions=151, max_chance_outcomes=36, num_players=2,
+                                min_utility=-top, max_utility=top, utility_sum=0.0, max_game_length=10_000)
+        super().__init__(_BG_TYPE, info, params)
+
+    def new_initial_state(self):
+        return BackgammonState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise PipslabError(f"observer parameters are not supported, got {params}")
+        return BackgammonObserver(self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
+
+
+class BackgammonState(pyspiel.State):
+    """One backgammon game: the engine state ``engine`` with the rolls as chance nodes."""
+
+    def __init__(self, game: BackgammonGame):
+        super().__init__(game)
+        from pipslab.envs.backgammon.game import new_game
+        self._engine = _Engine(new_game(None, gammons=game.options["gammons"]))
+
+    @property
+    def engine(self):
+        return self._engine.state
+
+    def current_player(self):
+        e = self.engine
+        if e.is_terminal:
+            return _TERMINAL
+        return _CHANCE if e.is_chance else e.current_player
+
+    def is_terminal(self):
+        return self.engine.is_terminal
+
+    def _legal_actions(self, player):
+        return sorted(self.engine.legal_actions())
+
+    def chance_outcomes(self):
+        return [((a - 1) * 6 + b - 1, p) for (a, b), p in self.engine.chance_outcomes()]
+
+    def _apply_action(self, action):
+        if self.engine.is_chance:
+            self.engine.set_roll((action // 6 + 1, action % 6 + 1))
+        else:
+            self.engine.apply(int(action))
+
+    def _action_to_string(self, player, action):
+        if player == _CHANCE:
+            return f"roll {action // 6 + 1}-{action % 6 + 1}"
+        name = self.engine.action_name(action)
+        # bearing off with a larger die names the die, so two such moves read apart
+        return name if action == 150 or "off" not in name else f"{name} (d{action % 6 + 1})"
+
+    def returns(self):
+        return [float(r) for r in self.engine.returns()]
+
+    def __str__(self):
+        e = self.engine
+        return f"{e.position.id} seat {e.current_player} " + ("to roll" if e.is_chance else f"dice {e.dice}")
+
+    def resample_from_infostate(self, player_id, probability_sampler=None):
+        """Nothing is hidden: a copy of this state."""
+        return self.clone()
+
+
+class BackgammonObserver:
+    """Perfect information: the information state string is the history; the
+    observation is the position from the observer's side (Position ID, dice, who is on
+    roll) and its tensor Tesauro's 198 inputs (``Game.observation_encoder``)."""
+
+    def __init__(self, game: BackgammonGame, iig_obs_type):
+        self.game = game
+        self.perfect_recall = iig_obs_type.perfect_recall
+        size = 0 if self.perfect_recall else game.encoder.size
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"observation": self.tensor} if size else {}
+
+    def set_from(self, state: BackgammonState, player: int) -> None:
+        if not self.perfect_recall:
+            self.tensor[:] = self.game.encoder.encode(state.engine.observe(player))
+
+    def string_from(self, state: BackgammonState, player: int) -> str:
+        if self.perfect_recall:
+            return " ".join(map(str, state.history()))
+        view = state.engine.observe(player)
+        where = "over" if view.is_terminal else ("to roll" if view.is_chance else f"dice {view.dice}")
+        return f"seat {player}: {view.position.id}; seat {view.current_player} {where}"
+
+
+# ---------------------------------------------------------------------------- registry
+SHORT_NAMES = {"happy": "pipslab_happy", "troshin": "pipslab_troshin", "triple": "pipslab_triple",
+               "backgammon": "pipslab_backgammon"}
+
+for _cls in (HappyGame, TroshinGame, TripleGame):
+    pyspiel.register_game(_cls.game_type, _cls)
+pyspiel.register_game(_BG_TYPE, BackgammonGame)
+
+
+def load(game: str, options: Optional[dict] = None) -> pyspiel.Game:
+    """The OpenSpiel game of pipslab's ``game`` (``happy``, ``troshin``, ``triple``,
+    ``backgammon``) with these options, e.g. ``load("happy", {"max_pip": 2})``."""
+    if game not in SHORT_NAMES:
+        raise PipslabError(f"no OpenSpiel adapter for {game!r}; adapted: {', '.join(SHORT_NAMES)}")
+    return pyspiel.load_game(SHORT_NAMES[game], dict(options or {}))

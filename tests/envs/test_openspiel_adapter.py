@@ -1,0 +1,188 @@
+"""pipslab's games as OpenSpiel Python games (``pipslab.envs.openspiel_games``): OpenSpiel's
+own API checks, its bots, CFR and exploitability on the tiny double-2 game."""
+from math import comb
+
+import numpy as np
+import pytest
+
+import pyspiel  # noqa: E402  (a missing open-spiel must fail loudly, not skip)
+
+from open_spiel.python import policy  # noqa: E402
+from open_spiel.python.algorithms import cfr, evaluate_bots, exploitability, get_all_states, ismcts, mcts  # noqa: E402
+from open_spiel.python.bots import uniform_random  # noqa: E402
+
+from pipslab.envs import openspiel_games as og  # noqa: E402
+from pipslab.envs.dominoes.tiles import tile_name  # noqa: E402
+
+pytestmark = pytest.mark.peers
+
+TINY = "pipslab_happy(mode=block,max_pip=2)"
+
+
+@pytest.mark.parametrize("name", [
+    TINY, "pipslab_happy(mode=draw,max_pip=3)", "pipslab_happy", "pipslab_happy(mode=draw)",
+    "pipslab_troshin(players=2)", "pipslab_troshin(players=3)", "pipslab_troshin(players=4,pairs=True)",
+    "pipslab_triple(players=2)", "pipslab_triple(players=4)",
+])
+def test_openspiel_random_simulation_checks_dominoes(name):
+    # OpenSpiel's API consistency checks (legal actions, chance outcomes summing to 1,
+    # clone, history, strings and tensors for every seat at every state, returns)
+    pyspiel.random_sim_test(pyspiel.load_game(name), num_sims=3, serialize=False, verbose=False)
+
+
+@pytest.mark.slow
+def test_openspiel_random_simulation_checks_backgammon():
+    pyspiel.random_sim_test(pyspiel.load_game("pipslab_backgammon"), num_sims=1, serialize=False, verbose=False)
+
+
+def test_the_deal_is_uniform_over_hands():
+    # the chance nodes deal each hand in ascending order, with the probability that a
+    # tile is the lowest of a uniform subset: every deal of the double-2 set is equally likely
+    game = pyspiel.load_game(TINY)
+    states = get_all_states.get_all_states(game, include_terminals=False, include_chance_states=True)
+    reach = {}
+
+    def walk(state, p):
+        if state.is_chance_node() and len(state.history()) < 4:
+            for a, q in state.chance_outcomes():
+                walk(state.child(a), p * q)
+        else:
+            reach[tuple(state.history())] = p
+
+    walk(game.new_initial_state(), 1.0)
+    assert len(reach) == comb(6, 2) * comb(4, 2)
+    assert np.allclose(list(reach.values()), 1 / 90)
+    assert len(states) > 90
+
+
+def _tiles_named(text: str) -> set:
+    return {tok for tok in text.replace(",", " ").split() if len(tok) == 3 and tok[1] == "-"}
+
+
+def test_seat_views_hide_the_other_hand_and_the_boneyard():
+    game = pyspiel.load_game("pipslab_happy(mode=draw,max_pip=3)")
+    rng = np.random.default_rng(3)
+    state = game.new_initial_state()
+    draws = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            assert abs(sum(probs) - 1) < 1e-12
+            state.apply_action(int(rng.choice(actions, p=probs)))
+            continue
+        engine = state.engine
+        for seat in (0, 1):
+            # every tile a seat's strings name is its own (held, dealt, drawn) or on the table
+            mine = {tile_name(t) for t in state.dealt[seat] + state.drawn[seat]}
+            table = {tile_name(t) for t in range(28) if engine.table >> t & 1}
+            named = _tiles_named(state.information_state_string(seat)) | _tiles_named(state.observation_string(seat))
+            assert named <= mine | table
+            tensor = np.asarray(state.observation_tensor(seat))
+            assert tensor.shape == (111,) and tensor[:28].sum() == bin(engine.hands[seat]).count("1")
+        draws += 56 in state.legal_actions()
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert draws and any(state.drawn)
+    for seat in (0, 1):   # a seat's own draws are written into its string, by tile
+        info = state.information_state_string(seat)
+        assert all(f"{seat}:draw {tile_name(t)}" in info for t in state.drawn[seat])
+    assert state.returns() == [float(r) for r in state.engine.returns()]
+
+
+def test_information_states_have_perfect_recall():
+    # a seat's information state string never merges two histories that differ in what it saw
+    game = pyspiel.load_game("pipslab_happy(mode=draw,max_pip=2)")
+    states = get_all_states.get_all_states(game, include_terminals=False, include_chance_states=False)
+    seen = {}
+    for state in states.values():
+        p = state.current_player()
+        own = [a.action for a in state.full_history() if a.player == p]
+        key = state.information_state_string(p)
+        # same info string -> same own actions and same legal actions
+        assert seen.setdefault(key, (own, state.legal_actions())) == (own, state.legal_actions())
+
+
+class _Bot(ismcts.ISMCTSBot):
+    """OpenSpiel's Python ISMCTS bot with the two Bot methods ``evaluate_bots`` calls."""
+
+    def restart_at(self, state):
+        self.reset()
+
+    def inform_action(self, state, player, action):
+        pass
+
+
+def test_ismcts_bot_plays_happy_block_through_evaluate_bots():
+    game = pyspiel.load_game("pipslab_happy")
+    rng = np.random.RandomState(0)
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(1))
+    bots = [_Bot(game, evaluator, 1.0, 20, random_state=np.random.RandomState(2)),
+            uniform_random.UniformRandomBot(1, np.random.RandomState(3))]
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
+    assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+def test_resampling_keeps_the_seat_information_state():
+    game = pyspiel.load_game("pipslab_happy")
+    rng = np.random.default_rng(4)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        actions, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(actions, p=probs)))
+    for _ in range(5):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    seat = state.current_player()
+    sampler = iter(np.linspace(0.1, 0.9, 5))
+    worlds = [state.resample_from_infostate(seat, lambda: next(sampler)) for _ in range(5)]
+    for w in worlds:
+        assert w.information_state_string(seat) == state.information_state_string(seat)
+        assert w.legal_actions() == state.legal_actions()
+    assert len({str(w) for w in worlds}) > 1   # the hidden hand differs between samples
+    draw = pyspiel.load_game("pipslab_happy(mode=draw)").new_initial_state()
+    while draw.is_chance_node():
+        draw.apply_action(draw.chance_outcomes()[0][0])
+    with pytest.raises(Exception, match="boneyard"):
+        draw.resample_from_infostate(draw.current_player(), lambda: 0.5)
+
+
+class _PipEvaluator(mcts.Evaluator):
+    """A cheap leaf value for the test: the pip race, squashed (no rollouts)."""
+
+    def evaluate(self, state):
+        if state.is_terminal():
+            return np.array(state.returns())
+        pips = state.engine.pip_counts()
+        v = float(np.tanh((pips[1] - pips[0]) / 30))
+        return np.array([v, -v])
+
+    def prior(self, state):
+        legal = state.legal_actions()
+        return [(a, 1 / len(legal)) for a in legal]
+
+
+@pytest.mark.slow
+def test_mcts_bot_plays_backgammon_through_evaluate_bots():
+    game = pyspiel.load_game("pipslab_backgammon")
+    rng = np.random.RandomState(0)
+    bots = [mcts.MCTSBot(game, 1.4, 4, _PipEvaluator(), random_state=np.random.RandomState(1)),
+            uniform_random.UniformRandomBot(1, np.random.RandomState(2))]
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
+    assert returns[0] == -returns[1] and abs(returns[0]) in (1.0, 2.0, 3.0)
+
+
+@pytest.mark.slow
+def test_cfr_plus_reaches_low_exploitability_on_the_tiny_game():
+    game = pyspiel.load_game(TINY)
+    uniform = exploitability.exploitability(game, policy.UniformRandomPolicy(game))
+    solver = cfr.CFRPlusSolver(game)
+    for _ in range(15):
+        solver.evaluate_and_update_policy()
+    found = exploitability.exploitability(game, solver.average_policy())
+    assert 0 <= found < 1e-4 < uniform
+
+
+def test_a_deterministic_policy_has_an_exploitability():
+    # the first legal action everywhere: a pure strategy, exploitable, never below 0
+    game = pyspiel.load_game(TINY)
+    first = policy.FirstActionPolicy(game)
+    value = exploitability.exploitability(game, first)
+    assert value > 0
