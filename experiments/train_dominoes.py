@@ -81,6 +81,7 @@ from pipslab.agents.base import Agent, Observation
 from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_logits, net_dict, net_from, net_spec,
                                        masked_softmax, read_net, sample_actions)
 from pipslab.agents.registry import make_agent
+from pipslab.envs.dominoes.engine import sample_world
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES
 
@@ -126,7 +127,9 @@ class TrainArgs:
     max_snapshots: int = 8
     pfsp_power: float = 2.0
     exploit: str = ""             # train a best response against this agent spec instead
-    guide: str = ""               # "oracle": imitate the exact solver on the true state (Happy only)
+    init: str = ""                # start from this net's weights (a file or checkpoint) instead of fresh ones
+    guide: str = ""               # imitate the exact solver (Happy only): "oracle" on the true state,
+                                  # "pimc" on one world dealt from the seat's view
     guide_coef: float = 1.0       # weight of the imitation loss at the start ...
     guide_hands: int = 0          # ... falling linearly to 0 at this many hands (0: kept all run)
     guide_share: float = 1.0      # share of the learner's decisions labelled by the solver
@@ -186,10 +189,10 @@ class TrainArgs:
             raise PipslabError(f"--hidden must list layer sizes from 1 to 4096, got {self.hidden!r}")
         for spec in self.league + self.eval_against + ([self.exploit] if self.exploit else []):
             make_agent(spec, self.game)          # a bad spec fails now, with one line
-        if self.guide not in ("", "oracle"):
-            raise PipslabError(f"--guide must be oracle (or left out), got {self.guide!r}")
+        if self.guide not in ("", "oracle", "pimc"):
+            raise PipslabError(f"--guide must be oracle or pimc (or left out), got {self.guide!r}")
         if self.guide and self.game != "happy":
-            raise PipslabError("--guide oracle needs the exact solver, which plays Happy only")
+            raise PipslabError(f"--guide {self.guide} needs the exact solver, which plays Happy only")
         number("guide_coef", 0, 100)
         number("guide_share", 0, 1)
         whole("guide_hands", 0)
@@ -200,7 +203,7 @@ class TrainArgs:
         """What must match for ``--resume`` to continue the same run."""
         keys = ("game", "options", "seed", "hidden", "lr", "batch_hands", "minibatch", "epochs", "clip",
                 "gae_lambda", "ent_coef", "vf_coef", "self_play", "league", "snapshot_every", "max_snapshots",
-                "pfsp_power", "exploit", "guide", "guide_coef", "guide_hands", "guide_share")
+                "pfsp_power", "exploit", "init", "guide", "guide_coef", "guide_hands", "guide_share")
         return json.loads(json.dumps({k: getattr(self, k) for k in keys}))
 
     def guide_weight(self, hands: int) -> float:
@@ -230,6 +233,8 @@ class TrainArgs:
                   "--eval-against", ",".join(self.eval_against)]
         if self.exploit:
             parts += ["--exploit", self.exploit]
+        if self.init:
+            parts += ["--init", self.init]
         if self.guide:
             parts += ["--guide", self.guide, "--guide-coef", str(self.guide_coef), "--guide-hands",
                       str(self.guide_hands), "--guide-share", str(self.guide_share)]
@@ -382,7 +387,9 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
             a = int(chosen[i])
             best = np.zeros(num_actions, dtype=np.int8)
             if solver is not None and rngs[h].random() < args.guide_share:
-                move_values = solver.move_values(states[h])
+                # oracle: the true state; pimc: one world dealt from the seat's view
+                world = states[h] if args.guide == "oracle" else sample_world(states[h].observe(p), rngs[h])
+                move_values = solver.move_values(world)
                 top = max(move_values.values())
                 best[[b for b, v in move_values.items() if v == top]] = 1
             states[h].apply(a)
@@ -418,9 +425,10 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
 
 
 def _oracle(args: TrainArgs):
-    """The teacher of ``--guide oracle``: the exact solver (``pimc``'s), on the true
-    state — every hand open, the boneyard's order known; in draw mode searched 8
-    placements deep, as ``pimc`` does."""
+    """The teacher of ``--guide``: the exact solver (``pimc``'s) — on the true state
+    (``oracle``: every hand open, the boneyard's order known) or on one world dealt by
+    ``sample_world`` from the seat's view (``pimc``: one sample of PIMC); in draw mode
+    searched 8 placements deep, as ``pimc`` does."""
     from pipslab.agents.solver import Solver
     from pipslab.agents.search_dominoes import PIMCAgent
     draw = args.options.get("mode", "block") == "draw"
@@ -614,6 +622,12 @@ def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
         net, opt, league, hands, update, wall, curve = load_run(ckpt, args)
     else:
         net = PolicyNet(config)
+        if args.init:
+            start = net_from(read_net(Path(args.init)), args.init)
+            if {k: start.config[k] for k in config} != config:
+                raise PipslabError(f"--init {args.init}: a net for {start.config['variant']} with hidden "
+                                   f"{start.config['hidden']}, not {config['variant']} with {config['hidden']}")
+            net.load_state_dict(start.state_dict())
         opt = torch.optim.Adam(net.parameters(), lr=args.lr)
         league, hands, update, wall, curve = League(args), 0, 0, 0.0, []
     net.train()
@@ -698,12 +712,15 @@ def add_arguments(p, game: str = "happy") -> None:
     p.add_argument("--exploit", default=None, metavar="AGENT",
                    help="train a fresh best response against this fixed agent (e.g. net, suits) and report it")
     if game == "happy":
-        p.add_argument("--guide", default=None, choices=("oracle",),
-                       help="oracle guiding: also imitate the exact solver's moves on the true state")
+        p.add_argument("--guide", default=None, choices=("oracle", "pimc"),
+                       help="also imitate the exact solver's moves: on the true state (oracle) or on one "
+                            "world dealt from the seat's view (pimc)")
         p.add_argument("--guide-coef", type=float, default=None, help=f"imitation weight (default {d.guide_coef})")
         p.add_argument("--guide-hands", type=int, default=None,
                        help="hands over which the imitation weight falls to 0 (default 0: all run)")
         p.add_argument("--guide-share", type=float, default=None, help="share of decisions labelled (default 1)")
+    p.add_argument("--init", default=None, metavar="NET",
+                   help="start from this net's weights (a net file or checkpoint of the same variant and sizes)")
     p.add_argument("--hidden", type=_int_list, default=None, help="hidden layer sizes (default 128,128)")
     p.add_argument("--lr", type=float, default=None, help=f"Adam learning rate (default {d.lr})")
     p.add_argument("--batch-hands", type=int, default=None, help=f"hands per update (default {d.batch_hands})")
