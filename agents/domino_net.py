@@ -317,13 +317,23 @@ class NetEvaluator(DominoEvaluator):
     def guide(self, world, legal: Sequence[int]) -> Tuple[Dict[int, float], List[float]]:
         """``(prior, returns)`` of an unfinished state in one forward pass: the policy of
         the seat to move over ``legal`` (from its view) and every seat's value (each from
-        its own view)."""
+        its own view).  With two sides (two players, or two pairs) the returns are
+        zero-sum between them, so the mover's view values both — the other side gets
+        minus the mover's value — and one row is encoded instead of one per seat (this
+        is what a search iteration costs)."""
         player = self.choice.get(world.variant)
-        n = world.variant.players
+        teams = world.variant.teams
         mover = world.current_player
-        x = np.stack([player.encode(world.observe(seat)) for seat in range(n)])
+        two_sides = max(teams) == 1
+        seats = (mover,) if two_sides else range(len(teams))
+        x = np.stack([player.encode(world.observe(seat)) for seat in seats])
         logits, values = player.forward(x)
-        z = logits[mover, list(legal)]
+        z = logits[0 if two_sides else mover, list(legal)]
         e = np.exp(z - z.max())
         e /= e.sum()
-        return dict(zip(legal, e.tolist())), values.tolist()
+        if two_sides:
+            v = float(values[0])
+            returns = [v if t == teams[mover] else -v for t in teams]
+        else:
+            returns = values.tolist()
+        return dict(zip(legal, e.tolist())), returns

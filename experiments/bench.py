@@ -20,6 +20,7 @@ BENCHMARKS = {
     "solver": "pipslab.experiments.bench_search",
     "ismcts": "pipslab.experiments.bench_search",
     "train": "pipslab.experiments.bench_train",
+    "agents": "pipslab.experiments.bench_agents",
 }
 
 
@@ -31,7 +32,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the random games (0 or more)")
     parser.add_argument("--out", type=out_arg, default=None, help="folder to write bench.json into (optional)")
     parser.add_argument("--deals", type=count_arg(1), default=None, help="solver: random deals to solve (default 200)")
-    parser.add_argument("--moves", type=count_arg(1), default=None, help="ismcts: decisions to time (default 20)")
+    parser.add_argument("--moves", type=count_arg(1), default=None,
+                        help="ismcts, agents: decisions to time (default 20)")
+    parser.add_argument("--agents", default=None, help="agents: the domino agents to time, comma-separated")
+    parser.add_argument("--game", dest="bench_game", default=None, choices=("happy", "troshin", "triple"),
+                        help="agents: the domino game (default happy)")
+    parser.add_argument("--mode", default=None, choices=("block", "draw"), help="agents: Happy's mode")
+    parser.add_argument("--players", type=count_arg(2), default=None, help="agents: seats (troshin, triple)")
+    parser.add_argument("--pairs", action="store_true", default=None, help="agents: Troshin in pairs")
 
 
 def report(args, result: dict, table: str, filename: str) -> int:
@@ -51,7 +59,9 @@ def report(args, result: dict, table: str, filename: str) -> int:
 
 
 # flags that only some benchmarks read: flag -> (attribute, the benchmarks that read it)
-_ONLY = {"--deals": ("deals", ("solver",)), "--moves": ("moves", ("ismcts",))}
+_ONLY = {"--deals": ("deals", ("solver",)), "--moves": ("moves", ("ismcts", "agents")),
+         "--agents": ("agents", ("agents",)), "--game": ("bench_game", ("agents",)), "--mode": ("mode", ("agents",)),
+         "--players": ("players", ("agents",)), "--pairs": ("pairs", ("agents",))}
 
 
 def run(args) -> int:

@@ -177,3 +177,15 @@ def test_bench_train_reports_domino_training_beside_random_play():
     assert d["train_hands_per_s"] > 0 and d["guided_train_hands_per_s"] > 0
     assert d["random_hands_per_s"] > d["train_hands_per_s"] > d["guided_train_hands_per_s"]
     assert "Happy block dominoes: hands per second" in r.stdout
+
+
+def test_bench_agents_times_agents_on_the_same_decisions():
+    r = pipslab("bench", "agents", "--agents", "heaviest,ismcts:iters=20", "--moves", "4", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout.strip().splitlines()[-1])["agents"]
+    assert set(rows) == {"heaviest", "ismcts:iters=20"} and all(v["moves"] == 4 for v in rows.values())
+    assert rows["ismcts:iters=20"]["mean_s"] > rows["heaviest"]["mean_s"] > 0
+    r = pipslab("bench", "agents", "--agents", "net", "--game", "troshin", "--players", "3")
+    assert r.returncode == 2 and "no shipped net for troshin-3" in r.stderr
+    r = pipslab("bench", "solver", "--agents", "heaviest")
+    assert r.returncode == 2 and "--agents applies to pipslab bench agents" in r.stderr
