@@ -66,10 +66,14 @@ What a seat sees
   tiles; the tensor's own-hand block is zero).
 
 ``resample_from_infostate`` (for OpenSpiel's ``ISMCTSBot``) deals the hidden tiles with
-pipslab's ``engine.sample_world`` from the seat's view and replays the history on that
-deal; it supports the games whose boneyard is out of play (Happy block, Troshin's
-120-point deal) and says so in one line otherwise (a drawn tile's place in the history
-is not recoverable from ``sample_world``'s hands).  Backgammon has nothing hidden.
+pipslab's ``engine.sample_world`` from the seat's view, works out which of each other
+seat's tiles it was dealt and which it drew at each draw (the walk of
+``line.DominoState.constraint_groups``, keeping the tiles), and replays the history on
+that deal with those draws.  The line games (Happy, Troshin) are resampled, block or
+draw; Triple's luck draws are not (one line says so).  Backgammon has nothing hidden.
+
+OpenSpiel serializes a Python state as a pickle of its attributes (``pyspiel.serialize_game_and_state``):
+deserialize only states you wrote yourself.
 
 Costs: these are Python games.  OpenSpiel clones a Python state by deep-copying each
 of its attributes; the engine state sits in a box whose copy is the engine's cheap
@@ -90,9 +94,9 @@ import pyspiel
 from pipslab.envs.dominoes.common import DRAW as EV_DRAW
 from pipslab.envs.dominoes.common import PASS as EV_PASS
 from pipslab.envs.dominoes.common import PLACE as EV_PLACE
-from pipslab.envs.dominoes.common import END_NAMES, needs_redeal
+from pipslab.envs.dominoes.common import END_NAMES, OUTRANKING, needs_redeal
 from pipslab.envs.dominoes.engine import LAYOUTS, sample_world
-from pipslab.envs.dominoes.tiles import count, format_tiles, tile_name, tiles_of
+from pipslab.envs.dominoes.tiles import SUIT, format_tiles, tile_name, tiles_of
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES
 
@@ -412,35 +416,112 @@ class DominoState(pyspiel.State):
         """A state ``player_id`` cannot tell from this one: the other hands dealt by
         ``engine.sample_world`` from its view, the history replayed on that deal.  The
         sampler's numbers seed the deal (OpenSpiel's ``ISMCTSBot`` passes a uniform one).
-        Only where the boneyard is out of play (see the module docstring)."""
+        Line games (Happy, Troshin), block or draw; not Triple (see the module docstring)."""
         v = self.variant
-        if v.draw:
-            raise PipslabError(f"resample_from_infostate: {v.name} draws from the boneyard; resampling "
-                               "supports the games whose boneyard is out of play")
+        if v.layout != "line":
+            raise PipslabError(f"resample_from_infostate: {v.name}'s luck draws are not resampled; "
+                               "resampling supports the line games (Happy, Troshin)")
         if self.engine is None or self.current_player() < 0 and not self.is_terminal():
             raise PipslabError("resample_from_infostate: only at a seat's decision or the end")
         seed = int(probability_sampler() * 2 ** 31) if probability_sampler is not None else 0
         rng = np.random.default_rng(seed)
-        world = sample_world(self.engine.observe(player_id), rng)
-        placed = [0] * v.players
-        for kind, p, tile, *_ in self.engine.events():
-            if kind == EV_PLACE:
-                placed[p] |= 1 << tile
-        hands = [world.hands[p] | placed[p] for p in range(v.players)]
-        hands[player_id] = sum(1 << t for t in self.dealt[player_id])
+        view = self.engine.observe(player_id)
+        for _ in range(20):   # a sampled deal that Troshin would have redealt is dealt again
+            dealt, drawn = _hidden_deal(view, sample_world(view, rng).hands)
+            dealt[player_id] = list(self.dealt[player_id])
+            drawn[player_id] = list(self.drawn[player_id])
+            if not needs_redeal(v, [sum(1 << t for t in hand) for hand in dealt]):
+                break
+        else:
+            raise PipslabError("resample_from_infostate: no sampled deal without a redeal in 20 tries")
         # replay: the earlier deals as they were (no info string shows them), this deal's
-        # hands in the dealing order, then the lot and every action as they were
+        # hands in the dealing order, then every action, a draw taking the sampled tile
         history = self.history()
         per_deal = v.players * v.hand_size
         out = self._game.new_initial_state()
         for a in history[:self.deals * per_deal]:
             out.apply_action(a)
-        for p in range(v.players):
-            for t in tiles_of(hands[p]):
+        for hand in dealt:
+            for t in sorted(hand):
                 out.apply_action(t)
+        taken = [0] * v.players
         for a in history[(self.deals + 1) * per_deal:]:
+            if out.drawing:
+                seat = out.engine.current_player
+                a = drawn[seat][taken[seat]]
+                taken[seat] += 1
             out.apply_action(a)
         return out
+
+
+def _hidden_deal(view, hands):
+    """``(dealt, drawn)`` per seat for the current ``hands`` of a sampled world: which of a
+    seat's tiles it was dealt and which it drew at each of its draws, consistent with
+    every pass and draw of ``view``'s history (the tiles held at a pass or draw lack both
+    open numbers) and with the opening rule.  The walk is ``line.DominoState.
+    constraint_groups``' with the tiles kept: a group per deal and per draw, a placed tile
+    taken from the oldest group it fits; then the tiles held now are matched to the groups'
+    places left (the sampled hands fit them: ``sample_world`` dealt them so)."""
+    v = view.variant
+    n = v.players
+    draws = [0] * n
+    places = [0] * n
+    for kind, p, *_ in view.history:
+        draws[p] += kind == EV_DRAW
+        places[p] += kind == EV_PLACE
+    # per seat, groups [places left, forbidden tiles, tiles placed from it]
+    groups = [[[view.hand_sizes[p] - draws[p] + places[p], 0, []]] for p in range(n)]
+    first = True
+    for kind, p, tile, _end, left, right in view.history:
+        if kind == EV_PLACE:
+            if first and v.opening == "highest_double":
+                for q in range(n):
+                    groups[q][0][1] |= OUTRANKING[tile]
+            first = False
+            for g in groups[p]:
+                if g[0] > 0 and not g[1] >> tile & 1:
+                    break
+            else:
+                g = next(g for g in reversed(groups[p]) if g[0] > 0)
+            g[0] -= 1
+            g[2].append(tile)
+        else:
+            lacking = (SUIT[left] | SUIT[right]) if left >= 0 else 0
+            for g in groups[p]:
+                g[1] |= lacking
+            if kind == EV_DRAW:
+                groups[p].append([1, 0, []])
+    dealt, drawn = [], []
+    for p in range(n):
+        slots = [k for k, g in enumerate(groups[p]) for _ in range(g[0])]
+        owner = _match(list(tiles_of(hands[p])), slots, [g[1] for g in groups[p]])
+        tiles = [list(g[2]) for g in groups[p]]
+        for t, k in owner.items():
+            tiles[k].append(t)
+        dealt.append(tiles[0])
+        drawn.append([ts[0] for ts in tiles[1:]])
+    return dealt, drawn
+
+
+def _match(tiles, slots, forbidden):
+    """Tile -> group: every tile to a slot (a group's index) whose group allows it, by
+    augmenting paths; raises when no such matching exists."""
+    holder = [None] * len(slots)
+
+    def place(t, seen):
+        for i, k in enumerate(slots):
+            if i in seen or forbidden[k] >> t & 1:
+                continue
+            seen.add(i)
+            if holder[i] is None or place(holder[i], seen):
+                holder[i] = t
+                return True
+        return False
+
+    for t in tiles:
+        if not place(t, set()):
+            raise PipslabError("internal: the sampled hand does not fit its deal and draws")
+    return {t: slots[i] for i, t in enumerate(holder) if t is not None}
 
 
 class DominoObserver:

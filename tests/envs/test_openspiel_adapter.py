@@ -26,8 +26,9 @@ TINY = "pipslab_happy(mode=block,max_pip=2)"
 ])
 def test_openspiel_random_simulation_checks_dominoes(name):
     # OpenSpiel's API consistency checks (legal actions, chance outcomes summing to 1,
-    # clone, history, strings and tensors for every seat at every state, returns)
-    pyspiel.random_sim_test(pyspiel.load_game(name), num_sims=3, serialize=False, verbose=False)
+    # clone, history, strings and tensors for every seat at every state, returns, and a
+    # serialize/deserialize round trip)
+    pyspiel.random_sim_test(pyspiel.load_game(name), num_sims=3, serialize=True, verbose=False)
 
 
 @pytest.mark.slow
@@ -121,27 +122,56 @@ def test_ismcts_bot_plays_happy_block_through_evaluate_bots():
     assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
 
 
-def test_resampling_keeps_the_seat_information_state():
-    game = pyspiel.load_game("pipslab_happy")
-    rng = np.random.default_rng(4)
+def _random_state(game, rng, moves):
     state = game.new_initial_state()
+    while not state.is_terminal() and moves:
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(actions, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            moves -= 1
     while state.is_chance_node():
         actions, probs = zip(*state.chance_outcomes())
         state.apply_action(int(rng.choice(actions, p=probs)))
-    for _ in range(5):
-        state.apply_action(int(rng.choice(state.legal_actions())))
-    seat = state.current_player()
-    sampler = iter(np.linspace(0.1, 0.9, 5))
-    worlds = [state.resample_from_infostate(seat, lambda: next(sampler)) for _ in range(5)]
-    for w in worlds:
-        assert w.information_state_string(seat) == state.information_state_string(seat)
-        assert w.legal_actions() == state.legal_actions()
-    assert len({str(w) for w in worlds}) > 1   # the hidden hand differs between samples
-    draw = pyspiel.load_game("pipslab_happy(mode=draw)").new_initial_state()
-    while draw.is_chance_node():
-        draw.apply_action(draw.chance_outcomes()[0][0])
-    with pytest.raises(Exception, match="boneyard"):
-        draw.resample_from_infostate(draw.current_player(), lambda: 0.5)
+    return state
+
+
+@pytest.mark.parametrize("name", ["pipslab_happy", "pipslab_happy(mode=draw)", "pipslab_happy(mode=draw,max_pip=3)",
+                                  "pipslab_troshin(players=3)", "pipslab_troshin(players=4,pairs=True)"])
+def test_resampling_keeps_the_seat_information_state(name):
+    game = pyspiel.load_game(name)
+    rng = np.random.default_rng(4)
+    differ = other_drew = 0
+    for k in range(12):
+        state = _random_state(game, rng, int(rng.integers(0, 30)))
+        seat = state.current_player() if not state.is_terminal() else int(rng.integers(game.num_players()))
+        sampler = iter(np.linspace(0.05, 0.95, 4))
+        worlds = [state.resample_from_infostate(seat, lambda: next(sampler)) for _ in range(4)]
+        for w in worlds:
+            # the seat cannot tell the sampled world from the real one; the rest is a legal game
+            assert w.information_state_string(seat) == state.information_state_string(seat)
+            assert w.legal_actions() == state.legal_actions() and w.current_player() == state.current_player()
+            assert [h.player for h in w.full_history()] == [h.player for h in state.full_history()]
+        differ += len({str(w) for w in worlds}) > 1
+        other_drew += any(d for q, d in enumerate(state.drawn) if q != seat)
+    assert differ   # the hidden tiles differ between samples
+    assert other_drew or "draw" not in name and "troshin" not in name   # the draw games' walks were tried
+
+
+def test_resampling_refuses_triple_in_one_line():
+    state = _random_state(pyspiel.load_game("pipslab_triple"), np.random.default_rng(0), 1)
+    with pytest.raises(Exception, match="luck draws"):
+        state.resample_from_infostate(state.current_player(), lambda: 0.5)
+
+
+def test_ismcts_bot_plays_a_draw_game_through_evaluate_bots():
+    game = pyspiel.load_game("pipslab_happy(mode=draw,max_pip=3)")
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(1))
+    bots = [uniform_random.UniformRandomBot(0, np.random.RandomState(3)),
+            _Bot(game, evaluator, 1.0, 20, random_state=np.random.RandomState(2))]
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(5))
+    assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
 
 
 class _PipEvaluator(mcts.Evaluator):
