@@ -28,6 +28,25 @@ policy it learns is exactly what the ``net`` agent and ISMCTS's prior need.  The
 are luck-heavy, so updates use many hands (512 by default) to keep the gradient's noise
 down.
 
+**Guiding by the solver** (``--guide pimc|oracle``, Happy only).  PPO alone learns
+slowly here: the reward is one ±1 at the end of a hand that luck decides as much as
+play, so its gradient is noise over a small signal — on Happy block it levelled off at
+about ``heaviest``'s and ``suits``' strength (50% against each after 400,000 hands).
+The exact solver knows, for any world with every hand open, which moves are best; with
+``--guide`` the loss also has ``guide_coef`` times the cross-entropy between the policy
+and the solver's best moves (uniform over ties) at the learner's decisions:
+
+* ``pimc`` — on one world dealt by ``sample_world`` from the seat's own view: over many
+  decisions the policy learns what PIMC with many samples would play, from the same
+  information the seat has;
+* ``oracle`` — on the true state (every hand, the boneyard's order): Suphx's "oracle
+  guiding"; over many decisions the policy learns the best move averaged over the worlds
+  that really occur, which in draw mode includes what the oracle knows of the draws to
+  come.
+
+PPO keeps its part: the solver plays as if every hand were open (PIMC's strategy fusion),
+and the return says what that costs; ``guide_hands`` lets the imitation weight fall to 0.
+
 **The league** (why: self-play alone can cycle, chasing its own latest weaknesses).  The
 pool holds the built-in agents of ``league`` (``heaviest``, ``suits``, …) and frozen
 snapshots of the learner taken every ``snapshot_every`` updates (the last
