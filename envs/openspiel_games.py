@@ -53,7 +53,9 @@ What a seat sees
   hand as dealt, then the public history from ``state.observe(seat)`` — every
   placement, pass and draw (who, where) — with the tiles *this* seat drew written in,
   and its hand now.  Two histories give the same string exactly when the seat cannot tell
-  them apart.  Backgammon is a perfect-information game: the string is the history.
+  them apart — except after a Troshin redeal, when the string keeps the number of
+  redeals but not the hand that was thrown in (it has no bearing on the new deal).
+  Backgammon is a perfect-information game: the string is the history.
 * **Observation string**: the seat's view now (hand, table, hand sizes, boneyard size,
   passes; Triple's scores), without the order of past events.
 * **Observation tensor**: the pipslab encoder of that view — the game's
@@ -72,8 +74,8 @@ seat's tiles it was dealt and which it drew at each draw (the walk of
 that deal with those draws.  The line games (Happy, Troshin) are resampled, block or
 draw; Triple's luck draws are not (one line says so).  Backgammon has nothing hidden.
 
-OpenSpiel serializes a Python state as a pickle of its attributes (``pyspiel.serialize_game_and_state``):
-deserialize only states you wrote yourself.
+OpenSpiel serializes a Python state as a pickle of its attributes
+(``pyspiel.serialize_game_and_state``): deserialize only states you wrote yourself.
 
 Costs: these are Python games.  OpenSpiel clones a Python state by deep-copying each
 of its attributes; the engine state sits in a box whose copy is the engine's cheap
