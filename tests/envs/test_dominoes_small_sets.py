@@ -9,9 +9,9 @@ import pytest
 from pipslab.agents.base import Observation
 from pipslab.agents.registry import make_agent
 from pipslab.envs.dominoes.common import deal_hands
-from pipslab.envs.dominoes.engine import deal, sample_world
+from pipslab.envs.dominoes.engine import sample_world
 from pipslab.envs.dominoes.notation import format_position, parse_position
-from pipslab.envs.dominoes.tiles import TILES, tiles_of
+from pipslab.envs.dominoes.tiles import TILES
 from pipslab.envs.dominoes.variants import HAPPY_BLOCK, happy, variant_by_name
 from pipslab.envs.errors import PipslabError, PositionError
 from pipslab.envs.game import GAMES

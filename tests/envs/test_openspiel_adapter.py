@@ -5,14 +5,14 @@ from math import comb
 import numpy as np
 import pytest
 
-import pyspiel  # noqa: E402  (a missing open-spiel must fail loudly, not skip)
+import pyspiel  # a missing open-spiel must fail loudly, not skip
 
-from open_spiel.python import policy  # noqa: E402
-from open_spiel.python.algorithms import cfr, evaluate_bots, exploitability, get_all_states, ismcts, mcts  # noqa: E402
-from open_spiel.python.bots import uniform_random  # noqa: E402
+from open_spiel.python import policy
+from open_spiel.python.algorithms import cfr, evaluate_bots, exploitability, get_all_states, ismcts, mcts
+from open_spiel.python.bots import uniform_random
 
-from pipslab.envs import openspiel_games as og  # noqa: E402
-from pipslab.envs.dominoes.tiles import tile_name  # noqa: E402
+import pipslab.envs.openspiel_games  # noqa: F401  (registers the pipslab_* games)
+from pipslab.envs.dominoes.tiles import tile_name
 
 pytestmark = pytest.mark.peers
 
