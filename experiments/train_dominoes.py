@@ -152,6 +152,8 @@ class TrainArgs:
     guide_coef: float = 1.0       # weight of the imitation loss at the start ...
     guide_hands: int = 0          # ... falling linearly to 0 at this many hands (0: kept all run)
     guide_share: float = 1.0      # share of the learner's decisions labelled by the solver
+    guide_samples: int = 6        # pimc: worlds solved per labelled decision
+    guide_epochs: int = 8         # passes of the imitation loss alone over an update's labels
     checkpoint_every: int = 10    # updates
     eval_every: int = 50_000      # hands
     eval_games: int = 200         # duplicate games per opponent at every evaluation (0: none)
@@ -215,6 +217,8 @@ class TrainArgs:
         number("guide_coef", 0, 100)
         number("guide_share", 0, 1)
         whole("guide_hands", 0)
+        whole("guide_samples")
+        whole("guide_epochs", 0)
         if not self.exploit and not self.league and self.self_play < 1:
             raise PipslabError("--league is empty: give agents, or --self-play 1")
 
@@ -222,7 +226,8 @@ class TrainArgs:
         """What must match for ``--resume`` to continue the same run."""
         keys = ("game", "options", "seed", "hidden", "lr", "batch_hands", "minibatch", "epochs", "clip",
                 "gae_lambda", "ent_coef", "vf_coef", "self_play", "league", "snapshot_every", "max_snapshots",
-                "pfsp_power", "exploit", "init", "guide", "guide_coef", "guide_hands", "guide_share")
+                "pfsp_power", "exploit", "init", "guide", "guide_coef", "guide_hands", "guide_share",
+                "guide_samples", "guide_epochs")
         return json.loads(json.dumps({k: getattr(self, k) for k in keys}))
 
     def guide_weight(self, hands: int) -> float:
@@ -256,7 +261,8 @@ class TrainArgs:
             parts += ["--init", self.init]
         if self.guide:
             parts += ["--guide", self.guide, "--guide-coef", str(self.guide_coef), "--guide-hands",
-                      str(self.guide_hands), "--guide-share", str(self.guide_share)]
+                      str(self.guide_hands), "--guide-share", str(self.guide_share),
+                      "--guide-samples", str(self.guide_samples), "--guide-epochs", str(self.guide_epochs)]
         return shlex.join(parts + (["--resume"] if resume else []))
 
 
@@ -406,11 +412,18 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
             a = int(chosen[i])
             best = np.zeros(num_actions, dtype=np.int8)
             if solver is not None and rngs[h].random() < args.guide_share:
-                # oracle: the true state; pimc: one world dealt from the seat's view
-                world = states[h] if args.guide == "oracle" else sample_world(states[h].observe(p), rngs[h])
-                move_values = solver.move_values(world)
-                top = max(move_values.values())
-                best[[b for b, v in move_values.items() if v == top]] = 1
+                # oracle: the true state; pimc: the summed values of guide_samples worlds
+                # dealt from the seat's view (pimc's own rule: win first, then the margin)
+                if args.guide == "oracle":
+                    totals = solver.move_values(states[h])
+                else:
+                    view = states[h].observe(p)
+                    totals = dict.fromkeys(states[h].legal_actions(), 0)
+                    for _ in range(args.guide_samples):
+                        for b, v in solver.move_values(sample_world(view, rngs[h])).items():
+                            totals[b] += v
+                top = max(totals.values())
+                best[[b for b, v in totals.items() if v == top]] = 1
             states[h].apply(a)
             traj.setdefault((h, p), []).append((X[i], M[i], a, math.log(probs[i, a]), float(values[i]), best))
     # rewards and GAE(λ), γ = 1: a trajectory's only reward is its seat's return at the end
@@ -505,7 +518,24 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
             totals["entropy"] += entropy.item()
             totals["value_loss"] += value_loss.item()
             steps += 1
-    return {k: v / max(steps, 1) for k, v in totals.items()}
+    out = {k: v / max(steps, 1) for k, v in totals.items()}
+    # labels are off-policy-safe (the solver's moves, not the learner's), so they are
+    # worth more passes than PPO's own samples: guide_epochs of the imitation loss alone
+    rows = torch.nonzero(labelled)[:, 0]
+    if guide > 0 and len(rows) and args.guide_epochs:
+        for _ in range(args.guide_epochs):
+            order = rows[torch.from_numpy(rng.permutation(len(rows)))]
+            for lo in range(0, len(order), args.minibatch):
+                idx = order[lo:lo + args.minibatch]
+                logp_all = torch.log_softmax(masked_logits(net(X[idx])[0], M[idx]), dim=-1)
+                legal_logp = torch.where(M[idx] != 0, logp_all, torch.zeros_like(logp_all))
+                imitation = -(T[idx] * legal_logp).sum(-1).mean()
+                opt.zero_grad()
+                (guide * imitation).backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+                opt.step()
+        out["imitation"] = imitation.item()
+    return out
 
 
 class TrainingInterrupted(KeyboardInterrupt):
@@ -738,6 +768,10 @@ def add_arguments(p, game: str = "happy") -> None:
         p.add_argument("--guide-hands", type=int, default=None,
                        help="hands over which the imitation weight falls to 0 (default 0: all run)")
         p.add_argument("--guide-share", type=float, default=None, help="share of decisions labelled (default 1)")
+        p.add_argument("--guide-samples", type=int, default=None,
+                       help=f"pimc: worlds solved per label (default {d.guide_samples})")
+        p.add_argument("--guide-epochs", type=int, default=None,
+                       help=f"passes of the imitation loss over each update's labels (default {d.guide_epochs})")
     p.add_argument("--init", default=None, metavar="NET",
                    help="start from this net's weights (a net file or checkpoint of the same variant and sizes)")
     p.add_argument("--hidden", type=_int_list, default=None, help="hidden layer sizes (default 128,128)")

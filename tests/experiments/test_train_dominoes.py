@@ -56,17 +56,20 @@ def test_hands_do_not_depend_on_the_batch_they_are_played_in():
 
 @pytest.mark.slow
 def test_a_short_seeded_run_beats_random_and_its_untrained_start(tmp_path):
-    """30,000 hands of Happy block (about 40 s here): the trained net beats `random` and
-    the same net untrained (its seed's initial weights), lower Wilson bound above 50% over
-    400 duplicate games each."""
+    """20,480 hands of Happy draw by plain masked PPO (about 30 s on one core): the
+    trained net beats `random` and the same net untrained (its seed's initial weights),
+    lower Wilson bound above 50% over 2,000 duplicate games each (measured: 58.9%
+    [56.7, 61.0] against random).  Draw mode, because block mode is so much luck that
+    even `heaviest` wins only 53% against `random`."""
     out = tmp_path / "run"
-    train(TrainArgs(game="happy", options={"mode": "block"}, hands=30_000, seed=1, out=str(out), eval_games=0,
+    train(TrainArgs(game="happy", options={"mode": "draw"}, hands=20_480, seed=1, out=str(out), eval_games=0,
                     progress=False))
     torch.manual_seed(1)
-    start = PolicyNet(dict(net_spec("happy", {"mode": "block"}), hidden=[128, 128]))
+    start = PolicyNet(dict(net_spec("happy", {"mode": "draw"}), hidden=[128, 128]))
     torch.save(net_dict(start), tmp_path / "start.pt")
     for opponent in ("random", f"net:net={tmp_path / 'start.pt'}"):
-        s = run_tournament(TournamentArgs(game="happy", agents=[f"net:net={out / 'net.pt'}", opponent], games=400,
+        s = run_tournament(TournamentArgs(game="happy", mode="draw", agents=[f"net:net={out / 'net.pt'}", opponent],
+                                          games=2000,
                                           seed=7, out=str(tmp_path / f"t-{len(opponent)}"), progress=False,
                                           workers=1, plots=False, bootstrap=0)).summary
         me = s.iloc[0] if s.iloc[0]["agent"].startswith(f"net:net={out}") else s.iloc[1]
