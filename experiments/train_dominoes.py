@@ -135,7 +135,7 @@ class TrainArgs:
     lr: float = 3e-4
     batch_hands: int = 512        # hands played in lock-step per update
     minibatch: int = 1024
-    epochs: int = 4
+    epochs: int = 4               # PPO passes over an update's decisions (0: none — expert iteration alone)
     clip: float = 0.2
     gae_lambda: float = 0.95
     ent_coef: float = 0.01
@@ -185,9 +185,12 @@ class TrainArgs:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < low or v > 10**9:
                 raise PipslabError(f"--{name.replace('_', '-')} must be an integer from {low} to 10^9, got {v!r}")
-        for name in ("hands", "batch_hands", "minibatch", "epochs", "snapshot_every", "max_snapshots",
+        for name in ("hands", "batch_hands", "minibatch", "snapshot_every", "max_snapshots",
                      "checkpoint_every", "eval_every", "threads"):
             whole(name)
+        whole("epochs", 0)
+        if not self.epochs and not (self.guide and self.guide_epochs):
+            raise PipslabError("--epochs 0 (no PPO) needs --guide with --guide-epochs: the solver's moves to learn")
         whole("eval_games", 0)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
             raise PipslabError(f"--seed must be a non-negative integer, got {self.seed!r}")
@@ -527,11 +530,13 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
             order = rows[torch.from_numpy(rng.permutation(len(rows)))]
             for lo in range(0, len(order), args.minibatch):
                 idx = order[lo:lo + args.minibatch]
-                logp_all = torch.log_softmax(masked_logits(net(X[idx])[0], M[idx]), dim=-1)
+                logits, value = net(X[idx])
+                logp_all = torch.log_softmax(masked_logits(logits, M[idx]), dim=-1)
                 legal_logp = torch.where(M[idx] != 0, logp_all, torch.zeros_like(logp_all))
                 imitation = -(T[idx] * legal_logp).sum(-1).mean()
+                value_loss = ((value - ret[idx]) ** 2).mean()
                 opt.zero_grad()
-                (guide * imitation).backward()
+                (guide * imitation + args.vf_coef * value_loss).backward()
                 torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
                 opt.step()
         out["imitation"] = imitation.item()
