@@ -148,7 +148,8 @@ class TrainArgs:
     exploit: str = ""             # train a best response against this agent spec instead
     init: str = ""                # start from this net's weights (a file or checkpoint) instead of fresh ones
     guide: str = ""               # imitate the exact solver (Happy only): "oracle" on the true state,
-                                  # "pimc" on one world dealt from the seat's view
+                                  # "pimc" on guide_samples worlds dealt from the seat's view; or
+                                  # an agent spec (e.g. "greedy"): its moves
     guide_coef: float = 1.0       # weight of the imitation loss at the start ...
     guide_hands: int = 0          # ... falling linearly to 0 at this many hands (0: kept all run)
     guide_share: float = 1.0      # share of the learner's decisions labelled by the solver
@@ -213,10 +214,10 @@ class TrainArgs:
             raise PipslabError(f"--hidden must list layer sizes from 1 to 4096, got {self.hidden!r}")
         for spec in self.league + self.eval_against + ([self.exploit] if self.exploit else []):
             make_agent(spec, self.game)          # a bad spec fails now, with one line
-        if self.guide not in ("", "oracle", "pimc"):
-            raise PipslabError(f"--guide must be oracle or pimc (or left out), got {self.guide!r}")
-        if self.guide and self.game != "happy":
+        if self.guide in ("oracle", "pimc") and self.game != "happy":
             raise PipslabError(f"--guide {self.guide} needs the exact solver, which plays Happy only")
+        if self.guide and self.guide not in ("oracle", "pimc"):
+            make_agent(self.guide, self.game)     # --guide AGENT: a bad spec fails now
         number("guide_coef", 0, 100)
         number("guide_share", 0, 1)
         whole("guide_hands", 0)
@@ -419,6 +420,11 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
                 # dealt from the seat's view (pimc's own rule: win first, then the margin)
                 if args.guide == "oracle":
                     totals = solver.move_values(states[h])
+                elif args.guide != "pimc":     # an agent: its move from the seat's observation
+                    legal = states[h].legal_actions()
+                    move = make_agent(args.guide, args.game).act(
+                        Observation(p, states[h].observe(p), legal, num_actions), rngs[h])
+                    totals = {move: 1}
                 else:
                     view = states[h].observe(p)
                     totals = dict.fromkeys(states[h].legal_actions(), 0)
@@ -464,6 +470,8 @@ def _oracle(args: TrainArgs):
     (``oracle``: every hand open, the boneyard's order known) or on one world dealt by
     ``sample_world`` from the seat's view (``pimc``: one sample of PIMC); in draw mode
     searched 8 placements deep, as ``pimc`` does."""
+    if args.guide not in ("oracle", "pimc"):
+        return args.guide                 # an agent spec: built afresh for each label
     from pipslab.agents.solver import Solver
     from pipslab.agents.search_dominoes import PIMCAgent
     draw = args.options.get("mode", "block") == "draw"
@@ -765,18 +773,17 @@ def add_arguments(p, game: str = "happy") -> None:
     p.add_argument("--config", default=None, help="TOML file with any of these flags as keys")
     p.add_argument("--exploit", default=None, metavar="AGENT",
                    help="train a fresh best response against this fixed agent (e.g. net, suits) and report it")
-    if game == "happy":
-        p.add_argument("--guide", default=None, choices=("oracle", "pimc"),
-                       help="also imitate the exact solver's moves: on the true state (oracle) or on one "
-                            "world dealt from the seat's view (pimc)")
-        p.add_argument("--guide-coef", type=float, default=None, help=f"imitation weight (default {d.guide_coef})")
-        p.add_argument("--guide-hands", type=int, default=None,
-                       help="hands over which the imitation weight falls to 0 (default 0: all run)")
-        p.add_argument("--guide-share", type=float, default=None, help="share of decisions labelled (default 1)")
-        p.add_argument("--guide-samples", type=int, default=None,
-                       help=f"pimc: worlds solved per label (default {d.guide_samples})")
-        p.add_argument("--guide-epochs", type=int, default=None,
-                       help=f"passes of the imitation loss over each update's labels (default {d.guide_epochs})")
+    p.add_argument("--guide", default=None, metavar="TEACHER",
+                   help="also imitate a teacher's moves: oracle (the exact solver on the true state, Happy), "
+                        "pimc (the solver on worlds dealt from the seat's view, Happy) or an agent (e.g. greedy)")
+    p.add_argument("--guide-coef", type=float, default=None, help=f"imitation weight (default {d.guide_coef})")
+    p.add_argument("--guide-hands", type=int, default=None,
+                   help="hands over which the imitation weight falls to 0 (default 0: all run)")
+    p.add_argument("--guide-share", type=float, default=None, help="share of decisions labelled (default 1)")
+    p.add_argument("--guide-samples", type=int, default=None,
+                   help=f"pimc: worlds solved per label (default {d.guide_samples})")
+    p.add_argument("--guide-epochs", type=int, default=None,
+                   help=f"passes of the imitation loss over each update's labels (default {d.guide_epochs})")
     p.add_argument("--init", default=None, metavar="NET",
                    help="start from this net's weights (a net file or checkpoint of the same variant and sizes)")
     p.add_argument("--hidden", type=_int_list, default=None, help="hidden layer sizes (default 128,128)")

@@ -104,6 +104,8 @@ def test_the_curve_runs_through_the_harness(tmp_path):
     (["happy", "--lr", "0"], "--lr must lie in (0, 1]"),
     (["happy", "--league", "heaviest,nosuch"], "unknown agent 'nosuch'"),
     (["happy", "--exploit", "nosuch"], "unknown agent 'nosuch'"),
+    (["triple", "--guide", "nosuch"], "unknown agent 'nosuch'"),
+    (["happy", "--epochs", "0"], "--epochs 0 (no PPO) needs --guide"),
     (["happy", "--mode", "blocked"], "invalid choice"),
     (["troshin", "--players", "5"], "players"),
     (["troshin", "--players", "2", "--pairs"], "pairs"),
@@ -169,6 +171,7 @@ def test_the_oracle_guide_labels_the_solvers_best_moves(tmp_path):
     args.guide_hands = 100
     assert args.guide_weight(50) == pytest.approx(0.5) and args.guide_weight(200) == 0.0
     r = pipslab("train", "troshin", "--guide", "oracle", "--out", str(tmp_path / "t"))
+    assert "needs the exact solver" in r.stderr
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
 
 
