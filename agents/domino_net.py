@@ -246,8 +246,7 @@ class NetAgent(Agent):
 
     def check_table(self, game: str, options: dict) -> None:
         """The net must exist for the variant these options make (one line if not)."""
-        state = GAMES[game].new_state(np.random.default_rng(0), options)
-        self.choice.get(state.variant)
+        self.choice.get(GAMES[game].new_state(np.random.default_rng(0), options).variant)
 
     @classmethod
     def of(cls, player: NetPlayer, sample: bool = False) -> "NetAgent":
@@ -282,6 +281,10 @@ class NetEvaluator(DominoEvaluator):
 
     def __init__(self, net: Optional[str] = None):
         self.choice = _NetChoice(net)
+
+    def check_table(self, game: str, options: dict) -> None:
+        """The net must exist for the variant these options make (one line if not)."""
+        self.choice.get(GAMES[game].new_state(np.random.default_rng(0), options).variant)
 
     def returns(self, states) -> np.ndarray:
         out = np.zeros((len(states), states[0].variant.players if len(states) else 0))

@@ -218,6 +218,12 @@ class ISMCTSAgent(Agent):
         return best_a
 
 
+    def check_table(self, game: str, options: dict) -> None:
+        """With ``net=``, the net must play the variant (one line before any game if not)."""
+        check = getattr(self.evaluator, "check_table", None)
+        if self.guided and check is not None:
+            check(game, options)
+
     def _act_guided(self, observation: Observation, rng: np.random.Generator) -> int:
         """ISMCTS with the net's prior and values (the module docstring)."""
         legal = observation.legal_actions
