@@ -195,3 +195,25 @@ def test_bench_agents_times_agents_on_the_same_decisions():
     assert r.returncode == 2 and "no shipped net for troshin-3" in r.stderr
     r = pipslab("bench", "solver", "--agents", "heaviest")
     assert r.returncode == 2 and "--agents applies to pipslab bench agents" in r.stderr
+
+
+@pytest.mark.slow
+def test_ctrl_c_saves_a_checkpoint_and_prints_the_resume_command(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    out = tmp_path / "run"
+    p = subprocess.Popen([sys.executable, "-m", "pipslab.experiments.cli", "train", "happy", "--hands", "10000000",
+                          "--batch-hands", "64", "--hidden", "16", "--eval-games", "0", "--out", str(out),
+                          "--no-progress"], stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not (out / "checkpoint.pt").exists() and time.time() < deadline:
+        time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    err = p.communicate(timeout=120)[1]
+    assert p.returncode == 130, err
+    line = err.strip().splitlines()[-1]
+    assert "resume with: pipslab train happy" in line and "--resume" in line
+    hands = torch.load(out / "checkpoint.pt", weights_only=True)["hands"]
+    assert hands > 0 and f"interrupted after {hands} hands" in line
