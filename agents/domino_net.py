@@ -46,7 +46,7 @@ from pipslab.envs.game import GAMES
 
 from .base import Agent, Observation
 from .evaluators import DominoEvaluator
-from .netfiles import net_path, read_net_file, shipped_nets
+from .netfiles import load_cached, net_path, read_net_file, shipped_nets
 
 NET_FORMAT = "pipslab-policy-dominoes"
 DEFAULT_HIDDEN = (256, 256)
@@ -191,7 +191,6 @@ class NetPlayer:
             raise PipslabError(f"net {self.source!r} was trained for {self.variant}, not {name}")
 
 
-_CACHE: Dict[Tuple[str, float], NetPlayer] = {}
 
 
 def shipped_name(variant_name: str) -> str:
@@ -206,17 +205,8 @@ def shipped_name(variant_name: str) -> str:
 def load_player(name_or_path: str) -> NetPlayer:
     """The net of a shipped name or a file, loaded once per process (keyed by the file
     and its modification time).  Read-only: play never changes it."""
-    path = net_path(name_or_path)
-    try:
-        key = (str(path.resolve()), path.stat().st_mtime)
-    except OSError:
-        key = None
-    if key is not None and key in _CACHE:
-        return _CACHE[key]
-    player = NetPlayer(net_from(read_net(path), path), str(name_or_path))
-    if key is not None:
-        _CACHE[key] = player
-    return player
+    return load_cached("dominoes", name_or_path,
+                       lambda path: NetPlayer(net_from(read_net(path), path), str(name_or_path)))
 
 
 class _NetChoice:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any, Callable, Dict, Tuple
 
 import torch
 
@@ -50,3 +51,23 @@ def read_net_file(path: Path, fmt: str, what: str, known: str = "") -> dict:
         if not isinstance(data.get(key), dict):
             raise PipslabError(f"{path}: the network file has no {key!r} table")
     return data
+
+
+_CACHE: Dict[Tuple[str, str, float], Any] = {}
+
+
+def load_cached(kind: str, name_or_path: str, build: Callable[[Path], Any]):
+    """``build(path)`` of a shipped name or a file, once per process, keyed by the file
+    and its modification time (a checkpoint that changes is read again).  What is cached
+    is used read-only: agents never train it, so sharing it keeps games independent."""
+    path = net_path(name_or_path)
+    try:
+        key = (kind, str(path.resolve()), path.stat().st_mtime)
+    except OSError:
+        key = None
+    if key is not None and key in _CACHE:
+        return _CACHE[key]
+    value = build(path)
+    if key is not None:
+        _CACHE[key] = value
+    return value

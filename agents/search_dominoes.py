@@ -127,6 +127,16 @@ class PIMCAgent(Agent):
                 return _best(totals)
 
 
+def _most_visited(root: "_Node", legal) -> int:
+    """The root's most visited legal action (ties: the first in ``legal``)."""
+    best_visits, best_a = -1, legal[0]
+    for a in legal:
+        ch = root.children.get(a)
+        if ch is not None and ch.visits > best_visits:
+            best_visits, best_a = ch.visits, a
+    return best_a
+
+
 class _Node:
     __slots__ = ("children", "visits", "avail", "total", "player", "prior")
 
@@ -210,12 +220,7 @@ class ISMCTSAgent(Agent):
                 nd.total += returns[nd.player]
             if not budget.more():
                 break
-        best_visits, best_a = -1, legal[0]
-        for a in legal:
-            ch = root.children.get(a)
-            if ch is not None and ch.visits > best_visits:
-                best_visits, best_a = ch.visits, a
-        return best_a
+        return _most_visited(root, legal)
 
 
     def check_table(self, game: str, options: dict) -> None:
@@ -269,12 +274,7 @@ class ISMCTSAgent(Agent):
                 nd.total += returns[nd.player]
             if not budget.more():
                 break
-        best_visits, best_a = -1, legal[0]
-        for a in legal:
-            ch = root.children.get(a)
-            if ch is not None and ch.visits > best_visits:
-                best_visits, best_a = ch.visits, a
-        return best_a
+        return _most_visited(root, legal)
 
 
 class OracleAgent(Agent):

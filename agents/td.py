@@ -33,7 +33,6 @@ torch until one is built:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, Tuple
 
 import numpy as np
 import torch
@@ -45,7 +44,7 @@ from pipslab.envs.errors import PipslabError
 from .backgammon import AfterstateAgent
 from .backgammon_value import finished_points, swap
 from .evaluators import BackgammonEvaluator, equity
-from .netfiles import net_path, read_net_file
+from .netfiles import load_cached, net_path, read_net_file  # noqa: F401 (net_path: callers read it here)
 from .netfiles import shipped_nets as _all_shipped
 from .neural import DEFAULT_NET
 
@@ -145,7 +144,6 @@ def net_from(data: dict, path) -> TDNet:
     return net
 
 
-_CACHE: Dict[Tuple[str, float], TDNet] = {}
 
 
 def load_net(name_or_path: str = DEFAULT_NET) -> TDNet:
@@ -153,21 +151,11 @@ def load_net(name_or_path: str = DEFAULT_NET) -> TDNet:
     file and its modification time, so a checkpoint that changes is read again).  The
     net is used read-only: agents never train it, so sharing it keeps games
     independent of each other."""
-    path = net_path(name_or_path)
     # Agents value a few hundred positions at a time: torch's thread pool costs more than
     # it gives there (measured: a 1-ply search 4x slower with two threads on two busy
     # cores) and the harness already runs one process per core.
     torch.set_num_threads(1)
-    try:
-        key = (str(path.resolve()), path.stat().st_mtime)
-    except OSError:
-        key = None
-    if key is not None and key in _CACHE:
-        return _CACHE[key]
-    net = net_from(read_checkpoint(path), path)
-    if key is not None:
-        _CACHE[key] = net
-    return net
+    return load_cached("td", name_or_path, lambda path: net_from(read_checkpoint(path), path))
 
 
 # ------------------------------------------------------------------------ agents

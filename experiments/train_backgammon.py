@@ -48,16 +48,13 @@ the weights do not depend on the number of workers; a test checks it).
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
-import io
 import json
 import math
 import os
 import shlex
 import sys
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional
@@ -72,15 +69,14 @@ from pipslab.envs.backgammon import Position, fast
 from pipslab.envs.backgammon.features import FEATURE_SETS, encode
 from pipslab.envs.errors import PipslabError
 
-from .files import atomic_path, atomic_write_text
-from .runner import RunLock, check_out
+from . import training
 from .ratings import wilson_interval
+from .training import TrainingInterrupted
 
 START = np.array(Position.start(), dtype=np.int8)
 # A game still running after this many turns is dropped (points 0, no targets): a barely
 # trained net can keep two sides hitting each other for ever; a trained one never does.
 MAX_TURNS = 3000
-CHECKPOINT = "checkpoint.pt"
 CURVE_FIELDS = ["games", "wall_s", "opponent", "eval_games", "win_rate", "win_low", "win_high",
                 "points_per_game"]
 
@@ -272,12 +268,6 @@ def train_generation(net: TDNet, opt: torch.optim.Optimizer, states, points, arg
     return total / max(steps, 1)
 
 
-class TrainingInterrupted(KeyboardInterrupt):
-    def __init__(self, games: int, command: str):
-        super().__init__(f"interrupted after {games} games; resume with: {command}")
-        self.games, self.command = games, command
-
-
 # ------------------------------------------------------------ worker processes
 _WORKER_NET: Optional[TDNet] = None
 
@@ -326,11 +316,6 @@ class _Players:
 
 
 # ------------------------------------------------------------------ run state
-def _atomic_torch_save(obj, path: Path) -> None:
-    with atomic_path(path) as tmp:
-        torch.save(obj, tmp)
-
-
 def _checkpoint(net, opt, args: TrainArgs, games: int, generation: int, wall: float, curve: list) -> dict:
     return net_dict(net, meta={"games": games, "wall_s": wall, "command": args.command()},
                     optimizer=opt.state_dict(), games=games, generation=generation, wall_s=wall,
@@ -341,56 +326,22 @@ def load_run(path: Path, args: TrainArgs):
     """``(net, optimizer, games, generation, wall, curve)`` from a checkpoint of the
     same run; a checkpoint of other hyper-parameters or a damaged one is refused."""
     data = read_checkpoint(path)
-    for key in ("optimizer", "games", "generation", "wall_s", "hyper", "curve"):
-        if key not in data:
-            raise PipslabError(f"{path}: not a training checkpoint (no {key!r}); a shipped net cannot be resumed")
+    training.check_checkpoint(data, path, ("optimizer", "games", "generation", "wall_s", "hyper", "curve"),
+                              args.hyper())
     try:
-        hyper, curve = json.loads(data["hyper"]), json.loads(data["curve"])
+        curve = json.loads(data["curve"])
         games, generation, wall = int(data["games"]), int(data["generation"]), float(data["wall_s"])
     except (TypeError, ValueError) as exc:
         raise PipslabError(f"{path}: damaged training checkpoint ({type(exc).__name__})") from None
-    mine = json.loads(json.dumps(args.hyper()))
-    if hyper != mine:
-        diff = ", ".join(f"{k}={hyper.get(k)!r} (now {mine.get(k)!r})" for k in mine if hyper.get(k) != mine.get(k))
-        raise PipslabError(f"{path} was trained with other settings: {diff}; use another --out or the same flags")
     net = net_from(data, path)
     net.train()
-    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
-    try:
-        opt.load_state_dict(data["optimizer"])
-    except (ValueError, KeyError, TypeError, RuntimeError) as exc:
-        raise PipslabError(f"{path}: the optimizer state does not fit the network ({type(exc).__name__})") from None
+    opt = training.resumed_optimizer(net, args.lr, data, path)
     return net, opt, games, generation, wall, curve
 
 
 def write_curve(out: Path, curve: list) -> None:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CURVE_FIELDS, lineterminator="\n")
-    w.writeheader()
-    w.writerows(curve)
-    atomic_write_text(out / "curve.csv", buf.getvalue())
-    if not curve:
-        return
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for opp in sorted({r["opponent"] for r in curve}):
-        rows = [r for r in curve if r["opponent"] == opp]
-        x = [r["games"] for r in rows]
-        ax.plot(x, [r["win_rate"] for r in rows], marker="o", label=f"vs {opp}")
-        ax.fill_between(x, [r["win_low"] for r in rows], [r["win_high"] for r in rows], alpha=0.2)
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("training games")
-    ax.set_ylabel("win rate (Wilson 95%)")
-    ax.set_title("td: 0-ply net against fixed opponents, duplicate dice")
-    ax.legend()
-    fig.tight_layout()
-    try:
-        with atomic_path(out / "curve.png") as tmp:
-            fig.savefig(tmp, format="png", dpi=100)
-    finally:
-        plt.close(fig)
+    training.write_curve(out, curve, CURVE_FIELDS, "games", "training games",
+                         "td: 0-ply net against fixed opponents, duplicate dice")
 
 
 def evaluate(net_file: Path, out: Path, games_trained: int, wall: float, args: TrainArgs) -> List[dict]:
@@ -435,18 +386,7 @@ def train(args: TrainArgs) -> dict:
     same ``--out`` is refused with one line naming the first; a killed run's lock is
     taken over)."""
     args.validate()
-    out = check_out(args.out)
-    ckpt = out / CHECKPOINT
-    if args.resume:
-        if not ckpt.exists():
-            raise PipslabError(f"nothing to resume in {str(out)!r} (no {CHECKPOINT})")
-    elif ckpt.exists():
-        raise PipslabError(f"{str(out)!r} already holds a training run; add --resume to continue it or pick another --out")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise PipslabError(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}") from None
-    lock = RunLock(out).acquire(args.command())
+    out, ckpt, lock = training.open_run(args.out, args.resume, args.command())
     try:
         return _train(args, out, ckpt)
     finally:
@@ -469,7 +409,7 @@ def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
     fast.warm_up()
 
     def save():
-        _atomic_torch_save(_checkpoint(net, opt, args, games, generation, wall, curve), ckpt)
+        training.atomic_torch_save(_checkpoint(net, opt, args, games, generation, wall, curve), ckpt)
 
     bar = tqdm(total=target, initial=min(games, target), unit="game", disable=not args.progress,
                dynamic_ncols=True, smoothing=0.05)
@@ -505,13 +445,13 @@ def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
     except KeyboardInterrupt:
         bar.close()
         save()
-        raise TrainingInterrupted(games, dataclasses.replace(args, resume=True).command(resume=True)) from None
+        raise TrainingInterrupted(games, "games", dataclasses.replace(args, resume=True).command(resume=True)) from None
     finally:
         players.close()
     bar.close()
     save()
     net_file = out / "net.pt"
-    _atomic_torch_save(net_dict(net, meta={"games": games, "wall_s": round(wall, 1),
+    training.atomic_torch_save(net_dict(net, meta={"games": games, "wall_s": round(wall, 1),
                                                  "command": args.command()}), net_file)
     return {"games": games, "wall_s": wall, "curve": curve, "out": str(out)}
 
@@ -553,21 +493,7 @@ def add_arguments(p) -> None:
 
 def args_from_namespace(ns) -> TrainArgs:
     args = TrainArgs()
-    values = {}
-    if ns.config:
-        path = Path(ns.config)
-        try:
-            values = tomllib.loads(path.read_text())
-        except OSError as exc:
-            raise PipslabError(f"cannot read --config {ns.config!r}: {exc.strerror or exc}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise PipslabError(f"--config {ns.config!r} is not valid TOML: {exc}") from None
-        values = {k.replace("-", "_"): v for k, v in values.items()}
-        values.pop("game", None)
-    for key in vars(ns):
-        if key in ("config", "_run", "command", "game") or getattr(ns, key) is None:
-            continue
-        values[key] = getattr(ns, key)
+    values = training.settings(ns)
     known = {f.name for f in dataclasses.fields(TrainArgs)}
     unknown = sorted(set(values) - known)
     if unknown:

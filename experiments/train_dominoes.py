@@ -84,15 +84,12 @@ test checks it); torch runs with ``threads`` intra-op threads (default 1).
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
-import io
 import json
 import math
 import shlex
 import sys
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -109,11 +106,10 @@ from pipslab.envs.dominoes.engine import sample_world
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES
 
-from .files import atomic_path, atomic_write_text
+from . import training
 from .ratings import wilson_interval
-from .runner import RunLock, check_out
+from .training import TrainingInterrupted
 
-CHECKPOINT = "checkpoint.pt"
 CURVE_FIELDS = ["hands", "wall_s", "opponent", "eval_games", "win_rate", "win_low", "win_high",
                 "points_per_game"]
 DOMINO_GAMES = ("happy", "troshin", "triple")
@@ -556,74 +552,29 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
     return out
 
 
-class TrainingInterrupted(KeyboardInterrupt):
-    def __init__(self, hands: int, command: str):
-        super().__init__(f"interrupted after {hands} hands; resume with: {command}")
-        self.hands, self.command = hands, command
-
-
 # ------------------------------------------------------------------ run state
-def _atomic_torch_save(obj, path: Path) -> None:
-    with atomic_path(path) as tmp:
-        torch.save(obj, tmp)
-
-
 def load_run(path: Path, args: TrainArgs):
     """``(net, optimizer, league, hands, update, wall, curve)`` from a checkpoint of the
     same run; a checkpoint of other settings or a damaged one is refused with one line."""
     data = read_net(path)
-    for key in ("optimizer", "hands", "update", "wall_s", "hyper", "curve", "league"):
-        if key not in data:
-            raise PipslabError(f"{path}: not a training checkpoint (no {key!r}); a shipped net cannot be resumed")
+    training.check_checkpoint(data, path, ("optimizer", "hands", "update", "wall_s", "hyper", "curve", "league"),
+                              args.hyper())
     try:
-        hyper, curve = json.loads(data["hyper"]), json.loads(data["curve"])
+        curve = json.loads(data["curve"])
         hands, update, wall = int(data["hands"]), int(data["update"]), float(data["wall_s"])
         league = League(args)
         league.load(data["league"])
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise PipslabError(f"{path}: damaged training checkpoint ({type(exc).__name__})") from None
-    mine = args.hyper()
-    if hyper != mine:
-        diff = ", ".join(f"{k}={hyper.get(k)!r} (now {mine.get(k)!r})" for k in mine if hyper.get(k) != mine.get(k))
-        raise PipslabError(f"{path} was trained with other settings: {diff}; use another --out or the same flags")
     net = net_from(data, path)
     net.train()
-    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
-    try:
-        opt.load_state_dict(data["optimizer"])
-    except (ValueError, KeyError, TypeError, RuntimeError) as exc:
-        raise PipslabError(f"{path}: the optimizer state does not fit the network ({type(exc).__name__})") from None
+    opt = training.resumed_optimizer(net, args.lr, data, path)
     return net, opt, league, hands, update, wall, curve
 
 
 def write_curve(out: Path, curve: list, variant: str) -> None:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CURVE_FIELDS, lineterminator="\n")
-    w.writeheader()
-    w.writerows(curve)
-    atomic_write_text(out / "curve.csv", buf.getvalue())
-    if not curve:
-        return
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for opp in sorted({r["opponent"] for r in curve}):
-        rows = [r for r in curve if r["opponent"] == opp]
-        x = [r["hands"] for r in rows]
-        ax.plot(x, [r["win_rate"] for r in rows], marker="o", label=f"vs {opp}")
-        ax.fill_between(x, [r["win_low"] for r in rows], [r["win_high"] for r in rows], alpha=0.2)
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("training hands")
-    ax.set_ylabel("win rate (Wilson 95%)")
-    ax.set_title(f"net ({variant}) against fixed opponents, duplicate deals")
-    ax.legend()
-    fig.tight_layout()
-    try:
-        with atomic_path(out / "curve.png") as tmp:
-            fig.savefig(tmp, format="png", dpi=100)
-    finally:
-        plt.close(fig)
+    training.write_curve(out, curve, CURVE_FIELDS, "hands", "training hands",
+                         f"net ({variant}) against fixed opponents, duplicate deals")
 
 
 def evaluate(net_file: Path, out: Path, hands: int, wall: float, args: TrainArgs) -> List[dict]:
@@ -658,18 +609,7 @@ def train(args: TrainArgs) -> dict:
     args.validate()
     if not args.out:
         args.out = f"results/train-{args.variant}" + ("-exploit" if args.exploit else "")
-    out = check_out(args.out)
-    ckpt = out / CHECKPOINT
-    if args.resume:
-        if not ckpt.exists():
-            raise PipslabError(f"nothing to resume in {str(out)!r} (no {CHECKPOINT})")
-    elif ckpt.exists():
-        raise PipslabError(f"{str(out)!r} already holds a training run; add --resume to continue it or pick another --out")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise PipslabError(f"cannot write to --out {str(out)!r}: {exc.strerror or exc}") from None
-    lock = RunLock(out).acquire(args.command())
+    out, ckpt, lock = training.open_run(args.out, args.resume, args.command())
     try:
         return _train(args, out, ckpt)
     finally:
@@ -704,7 +644,7 @@ def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
         return {"hands": hands, "wall_s": round(wall, 1), "command": args.command()}
 
     def save():
-        _atomic_torch_save(net_dict(net, meta=meta(), optimizer=opt.state_dict(), hands=hands, update=update,
+        training.atomic_torch_save(net_dict(net, meta=meta(), optimizer=opt.state_dict(), hands=hands, update=update,
                                     wall_s=wall, hyper=json.dumps(args.hyper()), curve=json.dumps(curve),
                                     league=league.state()), ckpt)
 
@@ -744,10 +684,10 @@ def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
     except KeyboardInterrupt:
         bar.close()
         save()
-        raise TrainingInterrupted(hands, dataclasses.replace(args, resume=True).command(resume=True)) from None
+        raise TrainingInterrupted(hands, "hands", dataclasses.replace(args, resume=True).command(resume=True)) from None
     bar.close()
     save()
-    _atomic_torch_save(net_dict(net, meta=meta()), out / "net.pt")
+    training.atomic_torch_save(net_dict(net, meta=meta()), out / "net.pt")
     return {"hands": hands, "wall_s": wall, "curve": curve, "out": str(out)}
 
 
@@ -819,21 +759,7 @@ OPTION_KEYS = ("mode", "players", "pairs")
 
 
 def args_from_namespace(ns, game: str) -> TrainArgs:
-    values: Dict[str, object] = {}
-    if ns.config:
-        path = Path(ns.config)
-        try:
-            values = tomllib.loads(path.read_text())
-        except OSError as exc:
-            raise PipslabError(f"cannot read --config {ns.config!r}: {exc.strerror or exc}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise PipslabError(f"--config {ns.config!r} is not valid TOML: {exc}") from None
-        values = {k.replace("-", "_"): v for k, v in values.items()}
-        values.pop("game", None)
-    for key in vars(ns):
-        if key in ("config", "_run", "command", "game") or getattr(ns, key) is None:
-            continue
-        values[key] = getattr(ns, key)
+    values = training.settings(ns)
     options = {k: values.pop(k) for k in OPTION_KEYS if k in values}
     known = {f.name for f in dataclasses.fields(TrainArgs)} - {"game", "options"}
     unknown = sorted(set(values) - known)
