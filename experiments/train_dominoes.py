@@ -49,8 +49,8 @@ passes of that loss alone over each update's labels (they are off-policy-safe):
 With ``--epochs 0`` the teacher alone trains the policy — expert iteration (Anthony et
 al. 2017): the league's self-play games give the positions, search gives the targets,
 and the value head learns the returns.  Measured on Happy, from the PPO nets above and
-1,000 duplicate games against ``suits``: block 48.8% -> 54.5% after ~30,000 guided
-hands, draw 51.3% -> 57.3% after ~18,000; it is what the shipped Happy nets are.
+1,000 duplicate games against ``suits``: block 48.8% -> 54.5% after ~60,000 guided
+hands, draw 51.3% -> 57.3% after ~20,000; it is what the shipped Happy nets are.
 
 **The league** (why: self-play alone can cycle, chasing its own latest weaknesses).  The
 pool holds the built-in agents of ``league`` (``heaviest``, ``suits``, …) and frozen
