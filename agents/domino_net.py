@@ -217,6 +217,10 @@ class _NetChoice:
         self.name = None if net in (None, "") else str(net)
         self.player: Optional[NetPlayer] = load_player(self.name) if self.name else None
 
+    def check_table(self, game: str, options: dict) -> None:
+        """The net must exist for the variant these options make (one line if not)."""
+        self.get(GAMES[game].new_state(np.random.default_rng(0), options).variant)
+
     def get(self, variant) -> NetPlayer:
         if self.player is None:
             self.player = load_player(shipped_name(variant.name))
@@ -235,8 +239,7 @@ class NetAgent(Agent):
         self.sample = bool(sample)
 
     def check_table(self, game: str, options: dict) -> None:
-        """The net must exist for the variant these options make (one line if not)."""
-        self.choice.get(GAMES[game].new_state(np.random.default_rng(0), options).variant)
+        self.choice.check_table(game, options)
 
     @classmethod
     def of(cls, player: NetPlayer, sample: bool = False) -> "NetAgent":
@@ -273,8 +276,7 @@ class NetEvaluator(DominoEvaluator):
         self.choice = _NetChoice(net)
 
     def check_table(self, game: str, options: dict) -> None:
-        """The net must exist for the variant these options make (one line if not)."""
-        self.choice.get(GAMES[game].new_state(np.random.default_rng(0), options).variant)
+        self.choice.check_table(game, options)
 
     def returns(self, states) -> np.ndarray:
         out = np.zeros((len(states), states[0].variant.players if len(states) else 0))

@@ -350,7 +350,7 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
     """Hands ``first_hand .. first_hand + count - 1`` in lock-step (module docstring, 1.)
     and their GAE advantages (2.); with ``label``, the oracle's best moves of (a share of)
     the learner's decisions."""
-    solver = _oracle(args) if label else None
+    teacher = Teacher(args) if label else None
     game = GAMES[args.game]
     opts = game.resolve(args.options)
     teams = game.teams(opts)
@@ -416,24 +416,8 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
         for i, (h, p) in enumerate(waiting):
             a = int(chosen[i])
             best = np.zeros(num_actions, dtype=np.int8)
-            if solver is not None and rngs[h].random() < args.guide_share:
-                # oracle: the true state; pimc: the summed values of guide_samples worlds
-                # dealt from the seat's view (pimc's own rule: win first, then the margin)
-                if args.guide == "oracle":
-                    totals = solver.move_values(states[h])
-                elif args.guide != "pimc":     # an agent: its move from the seat's observation
-                    legal = states[h].legal_actions()
-                    move = make_agent(args.guide, args.game).act(
-                        Observation(p, states[h].observe(p), legal, num_actions), rngs[h])
-                    totals = {move: 1}
-                else:
-                    view = states[h].observe(p)
-                    totals = dict.fromkeys(states[h].legal_actions(), 0)
-                    for _ in range(args.guide_samples):
-                        for b, v in solver.move_values(sample_world(view, rngs[h])).items():
-                            totals[b] += v
-                top = max(totals.values())
-                best[[b for b, v in totals.items() if v == top]] = 1
+            if teacher is not None and rngs[h].random() < args.guide_share:
+                best[teacher.best_moves(states[h], p, rngs[h])] = 1
             states[h].apply(a)
             traj.setdefault((h, p), []).append((X[i], M[i], a, math.log(probs[i, a]), float(values[i]), best))
     # rewards and GAE(λ), γ = 1: a trajectory's only reward is its seat's return at the end
@@ -466,17 +450,43 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
                  results=results)
 
 
-def _oracle(args: TrainArgs):
-    """The teacher of ``--guide``: the exact solver (``pimc``'s) — on the true state
-    (``oracle``: every hand open, the boneyard's order known) or on one world dealt by
-    ``sample_world`` from the seat's view (``pimc``: one sample of PIMC); in draw mode
-    searched 8 placements deep, as ``pimc`` does."""
-    if args.guide not in ("oracle", "pimc"):
-        return args.guide                 # an agent spec: built afresh for each label
-    from pipslab.agents.solver import Solver
-    from pipslab.agents.search_dominoes import PIMCAgent
-    draw = args.options.get("mode", "block") == "draw"
-    return Solver("margin", max_depth=PIMCAgent.DRAW_MODE_DEPTH if draw else None)
+class Teacher:
+    """The moves ``--guide`` labels a learner's decision with (ties all kept):
+
+    * ``oracle`` — the exact solver (``pimc``'s) on the true state;
+    * ``pimc`` — the solver's values summed over ``guide_samples`` worlds dealt by
+      ``sample_world`` from the seat's view, pimc's own rule (win first, then margin);
+    * an agent spec — that agent's move from the seat's observation (built afresh for
+      each label, as the harness builds agents per game).
+
+    In draw mode the solver searches 8 placements deep, as ``pimc`` does.  Every random
+    choice comes from the hand's generator."""
+
+    def __init__(self, args: TrainArgs):
+        self.args = args
+        self.num_actions = GAMES[args.game].actions(args.options)
+        self.solver = None
+        if args.guide in ("oracle", "pimc"):
+            from pipslab.agents.search_dominoes import PIMCAgent
+            from pipslab.agents.solver import Solver
+            draw = args.options.get("mode", "block") == "draw"
+            self.solver = Solver("margin", max_depth=PIMCAgent.DRAW_MODE_DEPTH if draw else None)
+
+    def best_moves(self, state, seat: int, rng: np.random.Generator) -> List[int]:
+        args = self.args
+        if args.guide == "oracle":
+            totals = self.solver.move_values(state)
+        elif args.guide == "pimc":
+            view = state.observe(seat)
+            totals = dict.fromkeys(state.legal_actions(), 0)
+            for _ in range(args.guide_samples):
+                for b, v in self.solver.move_values(sample_world(view, rng)).items():
+                    totals[b] += v
+        else:
+            obs = Observation(seat, state.observe(seat), state.legal_actions(), self.num_actions)
+            totals = {make_agent(args.guide, args.game).act(obs, rng): 1}
+        top = max(totals.values())
+        return [b for b, v in totals.items() if v == top]
 
 
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: TrainArgs, update: int,
