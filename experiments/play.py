@@ -47,6 +47,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--import", dest="imports", action="append", metavar="MODULE",
                         help="import MODULE first (e.g. one that registers your own agents): a module name, also one in the "
                              "current folder, or the path of a .py file")
+    parser.add_argument("--puzzle", default=None, metavar="FILE|NAME",
+                        help="try the puzzles of a book from `pipslab fish puzzles` (or a shipped one, e.g. happy-block)")
+    parser.add_argument("--number", type=count_arg(1), default=None, metavar="I",
+                        help="with --puzzle: only puzzle I")
 
 
 def _options(game: str, ns) -> dict:
@@ -66,6 +70,12 @@ def run(ns) -> int:
     if ns.out is not None:
         check_out_dir(ns.out)   # before anything is played or printed
     _import(ns.imports)
+    if ns.puzzle is not None:
+        from .puzzles import play_puzzles
+        play_puzzles(ns.puzzle, ns.number)
+        return 0
+    if ns.number is not None:
+        raise PipslabError("--number picks a puzzle: it needs --puzzle")
     if ns.replay is not None:
         return replay(ns)
     if ns.game is None:
