@@ -48,7 +48,7 @@ from .seedplan import Task, options_json
 
 FORMAT = "pipslab-puzzles"
 VERSION = 1
-SHIPPED = Path(__file__).resolve().parent / "puzzles"
+SHIPPED = Path(__file__).resolve().parent / "puzzle_books"
 RESULT = {1: "win", 0: "draw", -1: "loss"}
 DEFAULT_AGENTS = ("heaviest", "suits")
 
