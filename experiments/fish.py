@@ -269,7 +269,7 @@ def run_study(ns):
         atomic_write_text(out / "games.csv", games.to_csv(index=False))
         atomic_write_text(out / "positions.csv", positions.to_csv(index=False))
         atomic_write_text(out / "summary.csv", summary.to_csv(index=False))
-        info = {"label": label, "games": len(tour_games), "studied": studied, "positions": len(positions),
+        info = {"label": label, "teams": list(teams), "games": len(tour_games), "studied": studied, "positions": len(positions),
                 "command": command, "tournament": str(tour_dir), **timings,
                 "positions_per_s": round(len(positions) / timings["study_s"], 1) if timings["study_s"] else None}
         write_summary_md(out / "summary.md", summary, info)
