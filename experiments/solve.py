@@ -9,27 +9,35 @@ The position is in the domino notation (``pipslab.envs.dominoes.notation``), e.g
 Prints the game-theoretic result for the seat to move (win / draw / loss), the optimal
 final pip margin (the opponent's count minus one's own at the end), the value of every
 legal move, the best move(s) and a principal line.  Values are ``outcome * 1000 +
-margin`` from the mover's side.  2-player line games with one hand to play: Happy block
-and draw, Troshin for two (not a match position); in draw mode the boneyard order in the
-position is taken as known.
+margin`` from the mover's side.  Line games with two sides and one hand to play: Happy
+block and draw, Troshin for two, and Troshin's four in pairs (``troshin-4-pairs``: the
+values are the mover's pair's, the margin the other pair's count minus this pair's, or
+the other pair's count when a hand went out — Troshin's score of the hand, signed); not a
+match position.  Three players, or four each for themselves, are refused (not two-sided:
+see :mod:`pipslab.agents.solver`).  In draw mode the boneyard order in the position is
+taken as known.
 
-The largest positions (full hands, draw mode, a full boneyard) take a minute or more and
-hundreds of MB: ``--time-limit`` and ``--max-nodes`` stop the search with one line on
-stderr, the moves proven so far and the best result among them (a lower bound on the
-position's value), exit status 3; ``--max-table`` bounds the memory (the transposition
-table is emptied when it grows past that many entries, about 200 bytes each: slower, never
-wrong).  Long solves show their progress on stderr.
+The search is the solver's compiled one (a few million nodes a second): the hardest
+2-player positions — full hands, draw mode, a full boneyard — take about a second.
+``--time-limit`` and ``--max-nodes`` stop the search with one line on stderr, the moves
+proven so far and the best result among them (a lower bound on the position's value),
+exit status 3; ``--max-table`` bounds the memory (the transposition table holds the
+largest power of two of entries not above it, 24 bytes each, and replaces entries once
+full: slower, never wrong).  Long solves show their progress on stderr; Ctrl-C stops at
+once (exit status 130).
 """
 from __future__ import annotations
 
 import contextlib
 import json
+import os
+import select
 import signal
 import sys
 import threading
 import time
 
-from pipslab.agents.solver import BIG, Solver, SolveResult
+from pipslab.agents.solver import BIG, SearchStopped, Solver, SolveResult, check_solvable
 from pipslab.envs.dominoes.match import TroshinMatch
 from pipslab.envs.dominoes.notation import parse_position
 from pipslab.envs.errors import PipslabError
@@ -52,7 +60,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-nodes", type=count_arg(1), default=None, metavar="N",
                         help="stop after searching N nodes, likewise")
     parser.add_argument("--max-table", type=count_arg(1000), default=4_000_000, metavar="ENTRIES",
-                        help="bound the transposition table (about 200 bytes an entry; default 4,000,000)")
+                        help="bound the transposition table (24 bytes an entry; default 4,000,000)")
     parser.add_argument("--seed", type=seed_arg, default=0, help="unused (the solver is deterministic)")
     parser.add_argument("--out", type=out_arg, default=None, help="also write solve.json to this folder")
 
@@ -68,65 +76,104 @@ class SolveStopped(Exception):
 class BoundedSolver(Solver):
     """The exact solver with a clock, a node budget, a bounded table and progress reports.
 
-    The search itself is untouched (no cost per node): an interval timer (``SIGALRM``,
-    every ``_TICK`` seconds, in the main thread) looks at the limits — raising
-    :class:`SolveStopped` from inside the search —, empties the table when it is over
-    ``max_table`` entries (the search stays exact, only slower) and calls ``progress``.
-    Where there is no such timer (another thread, Windows) the limits are looked at
-    between the root moves only."""
-
-    _ticking = False
+    The search itself is untouched: it is the compiled one, which runs without the GIL,
+    and a watcher thread looks at the clock every ``_TICK`` seconds (sooner when the time
+    limit is nearer), asks the search to stop at the time limit
+    (:meth:`Solver.request_stop`) and calls ``progress``.  The node budget is the
+    solver's ``node_limit`` (the search stops at it exactly) and ``max_table`` bounds the
+    table (full, it replaces entries: slower, never wrong).  A Ctrl-C stops the search at
+    once too (in the main thread: the signal wakes the watcher through
+    ``signal.set_wakeup_fd``), so Python's handler can raise ``KeyboardInterrupt``."""
 
     def __init__(self, objective: str, max_table: int, time_limit=None, max_nodes=None, progress=None):
         super().__init__(objective, max_table=max_table)
         self.time_limit, self.max_nodes, self.progress = time_limit, max_nodes, progress
+        self.node_limit = max_nodes
         self.start = time.perf_counter()
         self.proven: dict = {}
         self.total_moves = 0
         self.line_cut = False
-        self._active = False
+        self._why = None   # "an interrupt" once Ctrl-C stopped the search
 
-    def _checkpoint(self) -> None:
-        elapsed = time.perf_counter() - self.start
-        if self.time_limit is not None and elapsed >= self.time_limit:
-            raise SolveStopped(f"the time limit ({self.time_limit:g} s)", dict(self.proven), self.total_moves)
-        if self.max_nodes is not None and self.nodes >= self.max_nodes:
-            raise SolveStopped(f"the node limit ({self.max_nodes:,} nodes)", dict(self.proven), self.total_moves)
-        if len(self.table) > self.max_table:
-            self.table.clear()
-        if self.progress is not None:
-            self.progress(self.nodes, elapsed, len(self.proven), self.total_moves)
+    def _stopped(self, reason: str) -> SolveStopped:
+        return SolveStopped(reason, dict(self.proven), self.total_moves)
 
-    def _tick(self, signum, frame) -> None:
-        if self._active:
-            self._checkpoint()
+    def _reason(self, exc: SearchStopped) -> str:
+        if exc.reason == "nodes":
+            return f"the node limit ({self.max_nodes:,} nodes)"
+        return self._why or f"the time limit ({self.time_limit:g} s)"
+
+    def _check_clock(self) -> None:
+        if self.time_limit is not None and time.perf_counter() - self.start >= self.time_limit:
+            raise self._stopped(f"the time limit ({self.time_limit:g} s)")
+
+    def _watch(self, done: threading.Event, wake) -> None:
+        """The watcher thread: the time limit, progress reports, Ctrl-C."""
+        while not done.is_set():
+            elapsed = time.perf_counter() - self.start
+            wait = _TICK
+            if self.time_limit is not None:
+                left = self.time_limit - elapsed
+                if left <= 0:
+                    self.request_stop()
+                else:
+                    wait = min(wait, left)
+            if self.progress is not None:
+                self.progress(self.live_nodes(), elapsed, len(self.proven), self.total_moves)
+            if wake is None:
+                done.wait(wait)
+                continue
+            ready, _, _ = select.select([wake], [], [], wait)
+            if ready and not done.is_set():
+                try:
+                    data = os.read(wake, 64)
+                except OSError:
+                    data = b""
+                if bytes([signal.SIGINT]) in data:
+                    self._why = "an interrupt"
+                    self.request_stop()
 
     @contextlib.contextmanager
-    def _timer(self):
-        usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-        if not usable:
-            yield False
-            return
-        old = signal.signal(signal.SIGALRM, self._tick)
-        signal.setitimer(signal.ITIMER_REAL, _TICK, _TICK)
+    def _watching(self):
+        done = threading.Event()
+        wake = old_fd = None
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "set_wakeup_fd"):
+            wake, write = os.pipe()
+            os.set_blocking(write, False)
+            try:
+                old_fd = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+            except (ValueError, OSError):
+                os.close(wake)
+                os.close(write)
+                wake = None
+        watcher = threading.Thread(target=self._watch, args=(done, wake), daemon=True)
+        watcher.start()
         try:
-            yield True
+            yield
         finally:
-            self._active = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
+            done.set()
+            if wake is not None:
+                os.write(write, b"\0")   # wake the watcher now
+            watcher.join()
+            if wake is not None:
+                signal.set_wakeup_fd(old_fd)
+                os.close(wake)
+                os.close(write)
 
     def move_values(self, state):
-        """As :meth:`Solver.move_values`, keeping each root move's value as it is proven."""
+        """As :meth:`Solver.move_values`, one root move at a time, keeping each root move's
+        value as it is proven."""
         self._prepare(state)
         legal = state.legal_actions()
         self.proven, self.total_moves = {}, len(legal)
         for a in legal:
-            if not self._ticking:
-                self._checkpoint()   # no timer: the limits between root moves
+            self._check_clock()
             child = state.clone()
             child.apply(a)
-            self.proven[a] = self._child_value(state, child)
+            try:
+                self.proven[a] = self._child_value(state, child)
+            except SearchStopped as exc:
+                raise self._stopped(self._reason(exc)) from None
         return dict(self.proven)
 
     def solve(self, state, line_length: int = 60) -> SolveResult:
@@ -134,8 +181,7 @@ class BoundedSolver(Solver):
         value of every move already proven) only cuts the line short (``line_cut``)."""
         self.nodes = 0
         self.line_cut = False
-        with self._timer() as self._ticking:
-            self._active = True
+        with self._watching():
             values = self.move_values(state)
             best_value = max(values.values())
             line, s = [], state.clone()
@@ -146,9 +192,8 @@ class BoundedSolver(Solver):
                     a = min(a for a, v in mv.items() if v == top)
                     line.append(a)
                     s.apply(a)
-            except SolveStopped:
+            except SearchStopped:
                 self.line_cut = True
-            self._active = False
         outcome, margin = _describe(best_value, self.objective)
         outcome = {"win": 1, "draw": 0, "loss": -1}[outcome]
         return SolveResult(best_value, outcome, margin, values, [a for a, v in values.items() if v == best_value],
@@ -202,9 +247,10 @@ def _solvable(text: str):
         raise PipslabError("pipslab solve takes one hand, not a match position: drop the match=, hand= "
                            "and target= fields to solve the hand being played")
     v = state.variant
-    if v.players != 2 or v.layout != "line":
-        raise PipslabError(f"no exact solver for {v.name}: pipslab solve handles 2-player line games "
-                           "(happy-block, happy-draw, troshin-2)")
+    if v.layout != "line":
+        raise PipslabError(f"no exact solver for {v.name}: pipslab solve handles line games with two sides "
+                           "(happy-block, happy-draw, troshin-2, troshin-4-pairs)")
+    check_solvable(v)   # three players, or four each for themselves: refused
     if state.is_terminal:
         raise PipslabError("the position is already over: nothing to solve")
     return state
@@ -236,6 +282,8 @@ def run(ns) -> int:
                    "margin": _describe(v, ns.objective)[1]} for a, v in sorted(r.move_values.items())],
         "line": [], "nodes": r.nodes, "seconds": r.seconds, "complete": True,
     }
+    if state.variant.pairs:
+        data["side"] = _pair(mover)
     if solver.line_cut:
         data["line_cut"] = True
     s = state.clone()
@@ -244,13 +292,15 @@ def run(ns) -> int:
         s.apply(a)
     if s.is_terminal:
         res = s.result()
-        data["end"] = {"winner": res["winner"], "blocked": res["blocked"], "pips_left": res["pips_left"]}
+        data["end"] = {"winner": res["winner"], "winners": res["winners"], "blocked": res["blocked"],
+                       "pips_left": res["pips_left"]}
     _write(ns, data)
     if ns.json:
         print(json.dumps(data))
         return 0
     margin_text = "" if margin is None else f", final margin {margin:+d} pips"
-    print(f"seat {mover} to move: {outcome}{margin_text} with best play")
+    side = f" (for {data['side']}: values are that pair's)" if "side" in data else ""
+    print(f"seat {mover} to move{side}: {outcome}{margin_text} with best play")
     _print_moves(data)
     print("best: " + ", ".join(data["best_moves"]))
     print("line: " + "; ".join(data["line"]) + (" … (cut short by the limit)" if data.get("line_cut") else ""))
@@ -258,9 +308,16 @@ def run(ns) -> int:
         e = data["end"]
         how = "blocked" if e["blocked"] else "went out"
         who = "draw" if e["winner"] is None else f"seat {e['winner']} wins"
+        if e["winner"] is not None and state.variant.pairs:
+            who = (f"seat {e['winner']} went out, " if not e["blocked"] else "") + f"{_pair(e['winner'])} wins"
         print(f"end:  {how}, {who}, pips left {e['pips_left']}")
     print(f"({r.nodes} nodes, {r.seconds * 1e3:.1f} ms)")
     return 0
+
+
+def _pair(seat: int) -> str:
+    """The pair of ``seat`` with Troshin's pairs: partners sit opposite."""
+    return f"pair {seat % 2}+{seat % 2 + 2}"
 
 
 def _write(ns, data) -> None:

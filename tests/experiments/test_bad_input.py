@@ -35,9 +35,12 @@ from pipslab.envs.generic_env import GameEnv
 from pipslab.experiments.cli import main
 
 HAPPY = "happy-block; turn=0; ends=1|0; hands=2-2 / 0-0 0-2"
-# a Happy draw position whose exact solve takes ~600k nodes (a few seconds): the limits stop it
+# a Happy draw position whose exact solve takes ~250k nodes: the node limit stops it
 HARD = ("happy-draw; turn=0; passes=0; line=3-3; hands=0-5 1-2 1-3 2-2 3-4 3-5 3-6 / 0-0 0-3 2-3 2-4 2-6 5-6; "
         "boneyard=1-4 5-5 4-5 2-5 6-6 4-6 0-2 0-1 4-4 0-6 0-4 1-6 1-5 1-1")
+# a Troshin position whose exact solve takes ~1.3M nodes (well over 0.1 s compiled): the clock stops it
+SLOW = ("troshin-2; turn=1; passes=0; line=5-5; hands=0-1 0-2 1-3 2-3 3-6 4-5 / 0-3 0-4 0-5 1-2 2-2 2-4 3-4 4-4 "
+        "4-6; boneyard=1-5 6-6 3-5 3-3 1-6 2-6 2-5 0-6 5-6 1-4 1-1 0-0")
 HUGE = "x" * 100_000
 MAX_MESSAGE = 300
 
@@ -490,7 +493,7 @@ UNREACHABLE = [
      "passes"),
     (["solve", format_position(deal(VARIANTS["triple-2"], random.Random(0)))], "no exact solver for triple"),
     (["solve", format_position(deal(VARIANTS["troshin-3"], random.Random(0)))], "no exact solver for troshin-3"),
-    (["solve", format_position(deal(VARIANTS["troshin-4-pairs"], random.Random(0)))], "no exact solver"),
+    (["solve", format_position(deal(VARIANTS["troshin-4"], random.Random(0)))], "no exact solver for troshin-4"),
     (["solve", format_position(new_match(VARIANTS["troshin-2"], random.Random(0)))], "match"),
     (["solve", "4HPwATDgc/ABMA"], "backgammon"),
 ]
@@ -653,16 +656,17 @@ def test_position_fuzzer(seed):
 
 
 # ------------------------------------------------------------------ solve's limits
-@pytest.mark.parametrize("limit", [["--max-nodes", "5000"], ["--time-limit", "0.05"]])
-def test_solve_stops_at_its_limit_with_the_moves_proven(limit, capsys, monkeypatch, tmp_path):
-    rc, out, err = cli(["solve", HARD, *limit, "--out", tmp_path / "o"], capsys, monkeypatch)
+@pytest.mark.parametrize("limit, position, moves", [(["--max-nodes", "5000"], HARD, 8),
+                                                     (["--time-limit", "0.05"], SLOW, 2)])
+def test_solve_stops_at_its_limit_with_the_moves_proven(limit, position, moves, capsys, monkeypatch, tmp_path):
+    rc, out, err = cli(["solve", position, *limit, "--out", tmp_path / "o"], capsys, monkeypatch)
     lines = err.splitlines()
     assert rc == 3 and len(lines) == 1 and "stopped by the" in lines[0] and "Traceback" not in err
     assert re.search(r"\d+ of \d+ moves", lines[0])
     assert "moves proven" in out
     data = json.loads((tmp_path / "o" / "solve.json").read_text())
-    assert data["complete"] is False and data["moves_total"] == 8 and data["moves_proven"] < 8
-    rc, out, _ = cli(["solve", HARD, *limit, "--json"], capsys, monkeypatch)
+    assert data["complete"] is False and data["moves_total"] == moves and data["moves_proven"] < moves
+    rc, out, _ = cli(["solve", position, *limit, "--json"], capsys, monkeypatch)
     assert rc == 3 and json.loads(out.splitlines()[-1])["complete"] is False
 
 
