@@ -2,10 +2,17 @@
 
 ``pipslab bench solver [--json] [--deals N]`` — time to solve Happy block dominoes exactly
 straight after the deal (7 + 7 tiles, boneyard out of play: the value of every legal move
-and the principal line, a fresh transposition table per deal) over N random deals (default
-200); beside it, for scale, the ``dominoes`` package's ``omniscient`` player (its own
-alpha-beta over every hand) on its 4-player game, timed on one decision once 14 tiles
-are left in the hands (from a fresh 4-player deal it does not finish in minutes).
+and the principal line, a fresh solver per deal) over N random deals (default 200), by
+the compiled search and, on the same deals, by the Python reference search
+(``Solver(compiled=False)``); Troshin's four in pairs (``troshin-4-pairs``) on N positions
+with 12 tiles left in the hands, reached by uniformly random moves (draws included) from
+random deals, and right after the opening, solved the same way by the compiled search;
+Happy draw right after the opening (the boneyard order known; N/10 deals: bigger
+searches) by both searches; beside them, for scale, the
+``dominoes`` package's ``omniscient`` player (its own alpha-beta over every hand) on its
+4-player game, timed on one decision once 14 tiles are left in the hands (from a fresh
+4-player deal it does not finish in minutes).  The compiled search is loaded (or, on a
+fresh install, compiled) before the clock starts; that one-off time is reported apart.
 
 ``pipslab bench ismcts [--json] [--moves N]`` — seconds per move of our ``ismcts`` at 1,000
 iterations on Happy block dominoes against OpenSpiel's Python ``ISMCTSBot`` at 1,000
@@ -25,7 +32,7 @@ from pipslab.agents.base import Observation
 from pipslab.agents.search_dominoes import ISMCTSAgent
 from pipslab.agents.solver import Solver
 from pipslab.envs.dominoes.engine import deal
-from pipslab.envs.dominoes.variants import HAPPY_BLOCK
+from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW, TROSHIN_4_PAIRS
 
 from .bench import report
 
@@ -52,17 +59,63 @@ def _with_alarm(seconds, fn):
 
 
 # ------------------------------------------------------------------ solver
-def solver_times(deals: int, seed: int):
+def solver_times(deals: int, seed: int, compiled: bool = True):
+    """Seconds and nodes of a whole solve (move values and principal line) of each of
+    ``deals`` Happy block deals, a fresh solver each."""
     rng = random.Random(seed)
+    return _solve_times([deal(HAPPY_BLOCK, rng) for _ in range(deals)], compiled)
+
+
+def _solve_times(states, compiled: bool = True):
     times, nodes = [], []
-    for _ in range(deals):
-        state = deal(HAPPY_BLOCK, rng)
-        solver = Solver()
+    for state in states:
+        solver = Solver(compiled=compiled)
         start = time.perf_counter()
         solver.solve(state)
         times.append(time.perf_counter() - start)
         nodes.append(solver.nodes)
     return times, nodes
+
+
+def pairs_positions(count: int, seed: int, tiles: int = 12):
+    """``count`` unfinished Troshin 4-pairs positions with ``tiles`` tiles left in the
+    hands, reached by uniformly random moves (draws and passes too) from random deals."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        s = deal(TROSHIN_4_PAIRS, rng)
+        while not s.is_terminal and sum(bin(h).count("1") for h in s.hands) > tiles:
+            legal = s.legal_actions()
+            s.apply(legal[rng.randrange(len(legal))])
+        if not s.is_terminal and sum(bin(h).count("1") for h in s.hands) == tiles:
+            out.append(s)
+    return out
+
+
+def opened(variant, count: int, seed: int):
+    """``count`` random deals of ``variant`` with the opening tile played."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        s = deal(variant, rng)
+        s.apply(s.legal_actions()[0])
+        out.append(s)
+    return out
+
+
+def warm_up() -> float:
+    """Seconds to load (or compile) the compiled search: its first call."""
+    start = time.perf_counter()
+    s = deal(HAPPY_BLOCK, random.Random(0))
+    s.apply(s.legal_actions()[0])
+    Solver().solve(s)
+    Solver().value(s)
+    return time.perf_counter() - start
+
+
+def _summary(times, nodes) -> dict:
+    return {"median_s": statistics.median(times), "p90_s": _quantile(times, 0.9), "max_s": max(times),
+            "median_nodes": statistics.median(nodes)}
 
 
 def omniscient_times(positions: int, seed: int, cap_s: float = 20.0):
@@ -89,9 +142,25 @@ def omniscient_times(positions: int, seed: int, cap_s: float = 20.0):
 
 def run_solver(args) -> int:
     deals = args.deals or 200
+    load_s = warm_up()
     times, nodes = solver_times(deals, args.seed)
+    ref_times, ref_nodes = solver_times(deals, args.seed, compiled=False)
+    pair_times, pair_nodes = _solve_times(pairs_positions(deals, args.seed))
+    pair_deal_times, pair_deal_nodes = _solve_times(opened(TROSHIN_4_PAIRS, deals, args.seed))
+    # the draw game's searches are bigger: a tenth as many, for the reference's sake
+    draws = opened(HAPPY_DRAW, max(1, deals // 10), args.seed)
+    draw_times, draw_nodes = _solve_times(draws)
+    draw_ref_times, draw_ref_nodes = _solve_times(draws, compiled=False)
     result = {"deals": deals, "median_solve_s": statistics.median(times), "p90_solve_s": _quantile(times, 0.9),
-              "max_solve_s": max(times), "median_nodes": statistics.median(nodes), "peers": {}}
+              "max_solve_s": max(times), "median_nodes": statistics.median(nodes), "load_or_compile_s": load_s,
+              "reference": _summary(ref_times, ref_nodes),
+              "speedup_vs_reference": statistics.median(ref_times) / statistics.median(times),
+              "speedup_vs_reference_happy_draw": statistics.median(draw_ref_times) / statistics.median(draw_times),
+              "troshin_4_pairs_12_tiles": dict(_summary(pair_times, pair_nodes), positions=deals),
+              "troshin_4_pairs_opened": dict(_summary(pair_deal_times, pair_deal_nodes), positions=deals),
+              "happy_draw_opened": dict(_summary(draw_times, draw_nodes), positions=len(draws)),
+              "happy_draw_opened_reference": dict(_summary(draw_ref_times, draw_ref_nodes), positions=len(draws)),
+              "peers": {}}
     try:
         otimes, timeouts = omniscient_times(10, args.seed)
         result["peers"]["dominoes_omniscient_4p_14_tiles_left"] = {
@@ -100,15 +169,31 @@ def run_solver(args) -> int:
     except ImportError as exc:
         result["peers"]["dominoes_omniscient_4p_14_tiles_left"] = None
         result["peer_errors"] = {"dominoes": f"not installed ({exc.name}); pip install .[bench]"}
-    lines = [f"exact solve, Happy block after the deal, {deals} deals: median {result['median_solve_s'] * 1e3:.2f} ms, "
-             f"p90 {result['p90_solve_s'] * 1e3:.2f} ms, max {result['max_solve_s'] * 1e3:.1f} ms, "
-             f"median {result['median_nodes']:.0f} nodes"]
+    happy = {"median_s": result["median_solve_s"], "p90_s": result["p90_solve_s"], "max_s": result["max_solve_s"],
+             "median_nodes": result["median_nodes"]}
+    rows = [(f"Happy block after the deal, compiled ({deals})", happy),
+            (f"Happy block after the deal, Python reference ({deals})", result["reference"]),
+            (f"Troshin 4 in pairs, 12 tiles in hand, compiled ({deals})", result["troshin_4_pairs_12_tiles"]),
+            (f"Troshin 4 in pairs, after the opening, compiled ({deals})", result["troshin_4_pairs_opened"]),
+            (f"Happy draw, after the opening, compiled ({len(draws)})", result["happy_draw_opened"]),
+            (f"Happy draw, after the opening, Python reference ({len(draws)})", result["happy_draw_opened_reference"])]
+    lines = ["exact solve (move values and principal line; positions):",
+             f"{'':<60} {'median':>10} {'p90':>10} {'max':>10} {'nodes':>8}"]
+    lines += [f"{name:<60} {_ms(r['median_s'])} {_ms(r['p90_s'])} {_ms(r['max_s'])} {r['median_nodes']:>8.0f}"
+              for name, r in rows]
+    lines += [f"compiled is {result['speedup_vs_reference']:.1f}x faster than the reference on Happy block, "
+              f"{result['speedup_vs_reference_happy_draw']:.1f}x on Happy draw (medians); loading the compiled search "
+              f"took {load_s:.2f} s once, before timing"]
     peer = result["peers"].get("dominoes_omniscient_4p_14_tiles_left")
     if peer:
         med = f"{peer['median_s']:.3f} s" if peer["median_s"] is not None else "n/a"
         lines.append(f"dominoes package omniscient, 4 players, one decision with 14 tiles left: median {med} "
                      f"over {peer['positions']} positions ({peer['timeouts_20s']} over 20 s)")
     return report(args, result, "\n".join(lines), "bench_solver.json")
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:>7.2f} ms"
 
 
 # ------------------------------------------------------------------ ISMCTS

@@ -126,6 +126,10 @@ def test_bench_solver_json_has_median_and_p90():
     data = json.loads(r.stdout.strip().splitlines()[-1])
     assert 0 < data["median_solve_s"] <= data["p90_solve_s"]
     assert data["peers"]["dominoes_omniscient_4p_14_tiles_left"]["positions"] == 10
+    # the Python reference on the same deals, and Troshin's pairs with 12 tiles in hand
+    assert data["reference"]["median_nodes"] == data["median_nodes"] and data["speedup_vs_reference"] > 0
+    pairs = data["troshin_4_pairs_12_tiles"]
+    assert pairs["positions"] == 5 and 0 < pairs["median_s"] <= pairs["p90_s"]
 
 
 @pytest.mark.parametrize("game, options", [

@@ -115,3 +115,10 @@ def test_an_evaluator_keeps_the_python_search():
     from pipslab.agents.dominoes_value import HandEvaluator
     assert not Solver(max_depth=2, evaluator=HandEvaluator()).compiled
     assert Solver(max_depth=2).compiled
+
+
+def test_bench_pairs_positions_have_12_tiles_in_hand():
+    from pipslab.experiments.bench_search import pairs_positions
+    states = pairs_positions(30, seed=3)
+    assert len(states) == 30 and all(tiles_in_hands(s) == 12 and not s.is_terminal for s in states)
+    assert all(s.variant is TROSHIN_4_PAIRS for s in states)
