@@ -51,11 +51,15 @@ def assert_agree(states, **kwargs):
 
 CASES = {
     # name: (variant, positions, seed, most tiles in hands, fewest, boneyard cap, solver kwargs)
-    "happy-block": (HAPPY_BLOCK, 700, 1, 14, 4, None, {}),
-    "happy-draw": (HAPPY_DRAW, 400, 2, 8, 2, None, {}),
+    "happy-block": (HAPPY_BLOCK, 400, 1, 14, 4, None, {}),
+    "happy-block-2": (HAPPY_BLOCK, 300, 10, 14, 4, None, {}),
+    "happy-draw": (HAPPY_DRAW, 200, 2, 8, 2, None, {}),
+    "happy-draw-2": (HAPPY_DRAW, 200, 20, 8, 2, None, {}),
     "happy-draw-short-boneyard": (HAPPY_DRAW, 500, 3, 12, 4, 4, {}),
-    "troshin-2": (TROSHIN_2, 400, 4, 8, 2, None, {}),
-    "troshin-4-pairs": (TROSHIN_4_PAIRS, 600, 5, 16, 2, None, {}),
+    "troshin-2": (TROSHIN_2, 200, 4, 8, 2, None, {}),
+    "troshin-2-2": (TROSHIN_2, 200, 40, 8, 2, None, {}),
+    "troshin-4-pairs": (TROSHIN_4_PAIRS, 300, 5, 16, 2, None, {}),
+    "troshin-4-pairs-2": (TROSHIN_4_PAIRS, 300, 50, 16, 2, None, {}),
     "happy-draw-depth": (HAPPY_DRAW, 600, 6, 14, 6, None, {"max_depth": 3}),
     "happy-draw-depth-8": (HAPPY_DRAW, 400, 7, 14, 8, None, {"max_depth": 8}),   # pimc's draw mode
     "happy-block-depth": (HAPPY_BLOCK, 500, 8, 14, 6, None, {"max_depth": 2}),
@@ -75,8 +79,8 @@ def test_compiled_and_reference_agree_on_every_move(name):
 def test_one_solver_across_variants_and_a_tiny_table_stay_exact():
     """A table far too small (it replaces entries) and a solver moved between variants
     (the table emptied by a new generation) change the work, never a value."""
-    mixed = positions(HAPPY_BLOCK, 40, 12, 14, 8) + positions(TROSHIN_4_PAIRS, 40, 13, 16, 8) \
-        + positions(HAPPY_DRAW, 40, 14, 10, 4)
+    mixed = positions(HAPPY_BLOCK, 30, 12, 14, 8) + positions(TROSHIN_4_PAIRS, 30, 13, 16, 8) \
+        + positions(HAPPY_DRAW, 30, 14, 10, 4)
     random.Random(0).shuffle(mixed)
     tiny, roomy, reference = Solver(max_table=64), Solver(), Solver(compiled=False)
     for s in mixed:
