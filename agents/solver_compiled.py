@@ -1,6 +1,7 @@
 """Compiled (numba) negamax of the exact domino solver, for speed.
 
-:class:`pipslab.agents.solver.Solver` calls :func:`negamax` whenever it needs no
+:class:`pipslab.agents.solver.Solver` calls :func:`negamax` (one position's value) and
+:func:`root_values` (the value of every placement of a position) whenever it needs no
 evaluator at its leaves (an evaluator needs the real state there, which only the Python
 search rebuilds).  The Python search, ``Solver(compiled=False)``, is the reference: the
 same rules, values, move ordering and depth limit, written plainly; a test checks that
@@ -22,8 +23,10 @@ generation is an empty row.  Starting a new generation empties the table at no c
 the solver does so when the rules or the boneyard order change (``pimc``'s draw-mode
 worlds change the boneyard at every sample).
 
-The search stops early — returning 0 up the stack and storing nothing more, so every
-row it left is a finished subtree's — when ``stats[ABORT]`` is set: by the node limit,
+The search runs on an explicit stack of frames, not by recursion (numba's on-disk cache
+does not keep recursive functions safely: numba issue 6061).  It stops early —
+returning 0 at once and storing nothing more, so every row it left is a finished
+subtree's — when ``stats[ABORT]`` is set: by the node limit,
 by a stop request (``stats[STOP]``, set from another thread: the search runs without
 the GIL), or once the table is fuller than ``stats[FILL_LIMIT]`` (the solver then grows
 it and searches again, finding its finished work in the table).
