@@ -45,7 +45,7 @@ import time
 
 import numpy as np
 
-from pipslab.envs.dominoes.engine import sample_world
+from pipslab.envs.dominoes.engine import world_sampler
 from pipslab.envs.errors import PipslabError
 
 from .base import Agent, Observation
@@ -119,8 +119,9 @@ class PIMCAgent(Agent):
         solver = self._solver(view.variant)
         reseed(self.evaluator, rng)
         budget = self.budget.start()
+        worlds = world_sampler(view)
         while True:
-            world = sample_world(view, rng)
+            world = worlds(rng)
             for a, v in solver.move_values(world).items():
                 totals[a] += v
             if not budget.more():
@@ -179,8 +180,9 @@ class ISMCTSAgent(Agent):
         fast = random.Random(int(rng.integers(1 << 62)))
         evaluator = self.evaluator
         reseed(evaluator, fast)
+        worlds = world_sampler(view)
         while True:
-            world = sample_world(view, fast)
+            world = worlds(fast)
             node = root
             path = []
             # selection and expansion
@@ -240,8 +242,9 @@ class ISMCTSAgent(Agent):
         guide = self.evaluator.guide
         budget = self.budget.start()
         fast = random.Random(int(rng.integers(1 << 62)))
+        worlds = world_sampler(view)
         while True:
-            world = sample_world(view, fast)
+            world = worlds(fast)
             node = root
             path = []
             while True:

@@ -41,7 +41,7 @@ import numpy as np
 
 from pipslab.agents.solver import BIG, Solver
 from pipslab.envs.dominoes.common import action_name
-from pipslab.envs.dominoes.engine import sample_world
+from pipslab.envs.dominoes.engine import world_sampler
 from pipslab.envs.dominoes.notation import format_position
 from pipslab.envs.dominoes.tiles import OTHER_HALF, count
 from pipslab.envs.errors import PipslabError
@@ -232,8 +232,9 @@ class GameStudy:
         view = state.observe(seat)
         totals = dict.fromkeys(legal, 0.0)
         expected = 0.0
+        worlds = world_sampler(view)
         for _ in range(m):
-            world = sample_world(view, rng)
+            world = worlds(rng)
             mv = self.view_solver.move_values(world)
             expected += split_value(max(mv.values()))[0]
             for a in legal:

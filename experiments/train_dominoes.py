@@ -102,7 +102,7 @@ from pipslab.agents.base import Agent, Observation
 from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_logits, net_dict, net_from, net_spec,
                                        masked_softmax, read_net, sample_actions)
 from pipslab.agents.registry import make_agent
-from pipslab.envs.dominoes.engine import sample_world
+from pipslab.envs.dominoes.engine import world_sampler
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES
 
@@ -479,8 +479,9 @@ class Teacher:
         elif args.guide == "pimc":
             view = state.observe(seat)
             totals = dict.fromkeys(state.legal_actions(), 0)
+            worlds = world_sampler(view)
             for _ in range(args.guide_samples):
-                for b, v in self.solver.move_values(sample_world(view, rng)).items():
+                for b, v in self.solver.move_values(worlds(rng)).items():
                     totals[b] += v
         else:
             obs = Observation(seat, state.observe(seat), state.legal_actions(), self.num_actions)

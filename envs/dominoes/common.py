@@ -13,7 +13,7 @@ from typing import List, Optional, Sequence, Tuple
 from pipslab.envs.errors import IllegalActionError, PositionError
 
 from .tiles import (
-    DOUBLES_MASK, HEAVINESS, IS_DOUBLE, N_TILES, PIPS, SUIT, count, tile_name, tiles_of,
+    DOUBLES_MASK, HEAVINESS, IS_DOUBLE, N_TILES, PIPS, SUIT, count, tile_list, tile_name, tiles_of,
 )
 from .variants import Variant
 
@@ -342,30 +342,48 @@ def deal_unseen(view: DominoView, groups, rng, attempts: int = 20):
     other seat's groups (``[count, forbidden]``, from its layout's ``constraint_groups``)
     are filled with allowed tiles; the rest, shuffled, is the boneyard; ``history`` is the
     view's events as a state's linked list."""
-    v = view.variant
-    unseen_all = v.tile_set & ~view.hand & ~view.table
-    slots = []  # (player, count, forbidden)
-    for p in range(v.players):
-        if p == view.player:
-            continue
-        for c, forbidden in groups[p]:
-            if c > 0:
-                slots.append((p, c, forbidden))
-    hands = _deal_unseen(slots, unseen_all, v.players, rng, attempts)
-    if hands is None:
-        raise PositionError("no deal of the unseen tiles is consistent with this view")
-    hands[view.player] = view.hand
-    unseen = unseen_all
-    for h in hands:
-        unseen &= ~h
-    rest = list(tiles_of(unseen))
-    if len(rest) != view.boneyard_size:
-        raise PositionError("view is inconsistent: unseen tiles do not match the hand and boneyard sizes")
-    rng.shuffle(rest)
-    history = None
-    for ev in view.history:
-        history = (ev, history)
-    return hands, rest, history
+    return UnseenDeal(view, groups, attempts)(rng)
+
+
+class UnseenDeal:
+    """:func:`deal_unseen` for one view, prepared once (the slots, their order, the unseen
+    tiles, the history list) and dealt by each call with an ``rng`` — the same deal
+    ``deal_unseen`` gives from the same ``rng`` state."""
+
+    __slots__ = ("players", "player", "hand", "unseen_all", "slots", "order", "attempts", "boneyard_size",
+                 "history")
+
+    def __init__(self, view: DominoView, groups, attempts: int = 20):
+        v = view.variant
+        self.players, self.player, self.hand = v.players, view.player, view.hand
+        self.unseen_all = v.tile_set & ~view.hand & ~view.table
+        self.slots = [(p, c, forbidden) for p in range(v.players) if p != view.player
+                      for c, forbidden in groups[p] if c > 0]   # (player, count, forbidden)
+        self.order = _slot_order(self.slots, self.unseen_all)
+        self.attempts, self.boneyard_size = attempts, view.boneyard_size
+        history = None
+        for ev in view.history:
+            history = (ev, history)
+        self.history = history
+
+    def __call__(self, rng):
+        hands = _deal_in_order(self.order, self.slots, self.unseen_all, self.players, rng, self.attempts)
+        if hands is None:
+            raise PositionError("no deal of the unseen tiles is consistent with this view")
+        hands[self.player] = self.hand
+        unseen = self.unseen_all
+        for h in hands:
+            unseen &= ~h
+        rest = tile_list(unseen)
+        if len(rest) != self.boneyard_size:
+            raise PositionError("view is inconsistent: unseen tiles do not match the hand and boneyard sizes")
+        rng.shuffle(rest)
+        return hands, rest, self.history
+
+
+def _slot_order(slots, unseen_all: int):
+    """The most constrained slots first (fewest spare allowed tiles)."""
+    return sorted(slots, key=lambda s: count(unseen_all & ~s[2]) - s[1])
 
 
 def _deal_unseen(slots, unseen_all: int, players: int, rng, attempts: int):
@@ -376,12 +394,15 @@ def _deal_unseen(slots, unseen_all: int, players: int, rng, attempts: int):
     two players, whose constraints nest); if they all fail — several opponents whose
     constraints cross — an exact assignment by augmenting paths, which finds a deal
     whenever one exists.  None when none does."""
-    order = sorted(slots, key=lambda s: count(unseen_all & ~s[2]) - s[1])
+    return _deal_in_order(_slot_order(slots, unseen_all), slots, unseen_all, players, rng, attempts)
+
+
+def _deal_in_order(order, slots, unseen_all: int, players: int, rng, attempts: int):
     for _ in range(attempts):
         unseen = unseen_all
         hands = [0] * players
         for p, c, forbidden in order:
-            pool = list(tiles_of(unseen & ~forbidden))
+            pool = tile_list(unseen & ~forbidden)
             if len(pool) < c:
                 break
             rng.shuffle(pool)

@@ -62,7 +62,7 @@ from typing import Dict, Type, Union
 
 from .common import (  # noqa: F401  (re-exported: the names other layers import from here)
     DRAW, END_NAMES, EVENT_NAMES, OUTRANKING, PASS, PLACE, DominoView, Event, MatchInfo,
-    _deal_unseen, _match_unseen, action_name, deal_hands, deal_unseen, decode, encode_place,
+    UnseenDeal, _deal_unseen, _match_unseen, action_name, deal_hands, deal_unseen, decode, encode_place,
     needs_redeal, opening_tile, zero_sum_returns,
 )
 from .line import DominoState
@@ -92,17 +92,30 @@ def sample_world(view: DominoView, rng, attempts: int = 20):
     narrows them): Troshin's redeal rule (no dealt hand held 5 doubles or 6 of a number),
     and in Triple the proof an unlucky draw gives that the drawn tile scores nowhere.
     """
+    return world_sampler(view, attempts)(rng)
+
+
+def world_sampler(view: DominoView, attempts: int = 20):
+    """``sample_world`` for many worlds of one view: what the view's history proves about
+    the hidden hands (``constraint_groups``) is worked out once, and each call
+    ``sampler(rng)`` deals one world — the same world ``sample_world(view, rng)`` would
+    deal from the same ``rng`` state.  Search samples dozens of worlds per decision."""
     cls = LAYOUTS[view.variant.layout]
-    hands, boneyard, history = deal_unseen(view, cls.constraint_groups(view), rng, attempts)
-    state = cls.from_view(view, hands, boneyard, history)
-    if view.match is not None:
-        return TroshinMatch.from_view(view, state, rng)
-    return state
+    unseen = UnseenDeal(view, cls.constraint_groups(view), attempts)
+
+    def sample(rng):
+        hands, boneyard, history = unseen(rng)
+        state = cls.from_view(view, hands, boneyard, history)
+        if view.match is not None:
+            return TroshinMatch.from_view(view, state, rng)
+        return state
+
+    return sample
 
 
 __all__ = [
     "DRAW", "END_NAMES", "EVENT_NAMES", "LAYOUTS", "OUTRANKING", "PASS", "PLACE", "DominoState", "DominoView",
     "Event", "MatchInfo", "TripleState", "TroshinMatch", "action_name", "deal", "deal_hands", "deal_unseen",
-    "decode", "encode_place", "needs_redeal", "opening_tile", "sample_world", "zero_sum_returns",
+    "decode", "encode_place", "needs_redeal", "opening_tile", "sample_world", "world_sampler", "zero_sum_returns",
     "_deal_unseen", "_match_unseen",
 ]
