@@ -130,3 +130,30 @@ def test_crossing_constraints_of_several_opponents_always_find_the_deal():
                 assert hands[seat] == mask_of(parse_tile(x) for x in tiles.split())
     impossible = [(1, 1, no(3, 4))] * 8
     assert _deal_unseen(impossible, unseen, 4, random.Random(0), 5) is None
+
+
+@pytest.mark.parametrize("variant_name", ["happy-draw", "troshin-4-pairs", "troshin-3", "triple-3"])
+def test_world_sampler_deals_what_sample_world_deals(variant_name):
+    """Search samples many worlds of one view through ``world_sampler`` (the view's
+    constraints worked out once): from the same rng state it must deal the very worlds
+    ``sample_world`` deals, call after call."""
+    from pipslab.envs.dominoes.engine import world_sampler
+    from pipslab.envs.dominoes.tiles import tile_list, tiles_of
+    from pipslab.envs.dominoes.variants import variant_by_name
+    variant = variant_by_name(variant_name)
+    for g in range(12):
+        s = deal(variant, random.Random(g))
+        step = 0
+        while not s.is_terminal:
+            view = s.observe(s.current_player)
+            sampler = world_sampler(view)
+            a, b = random.Random(step), random.Random(step)
+            for _ in range(3):
+                w1, w2 = sample_world(view, a), sampler(b)
+                assert w1.hands == w2.hands and list(w1.boneyard) == list(w2.boneyard)
+                assert format_position(w1) == format_position(w2)
+            legal = s.legal_actions()
+            s.apply(legal[(g + step) % len(legal)])
+            step += 1
+    for mask in (0, 1, (1 << 28) - 1, 0b1010_0000_1111_0000_0101_0011_1001):
+        assert tile_list(mask) == list(tiles_of(mask))
