@@ -97,6 +97,7 @@ def test_two_worker_processes_give_the_serial_records(serial, tmp_path, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")   # one local Ray instance at a time under xdist (test.sh)
 def test_ray_gives_the_serial_records(serial, tmp_path, capsys):
     import ray  # noqa: F401  (in the dev extra: a missing ray fails this test, it does not skip)
     env = dict(os.environ)

@@ -119,6 +119,7 @@ def test_ctrl_c_stops_cleanly_and_the_printed_command_resumes(tmp_path, referenc
     pd.testing.assert_frame_equal(records(read_games(out / "games.csv")), reference)
 
 
+@pytest.mark.xdist_group("ray")   # one local Ray instance at a time under xdist (test.sh)
 def test_ray_backend_plays_the_same_records(tmp_path):
     import ray  # noqa: F401  (in the dev extra: a missing ray fails this test, it does not skip)
     common = dict(agents=["random", "heaviest", "suits"], games=120, seed=12, progress=False, plots=False)

@@ -388,6 +388,7 @@ def screenshot(driver, name):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("chromium")   # both games on one worker: one browser (the module's fixture), not two
 @pytest.mark.parametrize("game, agents, human, seed, shot", [
     ("happy", ["human", "heaviest"], 0, 3, "serve-happy"),
     ("backgammon", ["pubeval", "human"], 1, 2, "serve-backgammon"),
