@@ -48,13 +48,14 @@ from typing import List, Optional
 
 import pandas as pd
 
+from pipslab.agents.solver import check_solvable
 from pipslab.envs.errors import PipslabError
 
 from .checks import count_arg, seed_arg
 from .executors import chunked, default_workers
 from .files import atomic_write_text
 from .fish_positions import (DEFAULT_BEFORE, DEFAULT_COMPARE, DEFAULT_VIEW_SAMPLES, GameStudy, StudySettings,
-                             check_solvable, keep_game)
+                             keep_game)
 from .games import add_option_flags, flag_options_given, game_spec, parse_option_items
 from .runner import Run, RunInterrupted, read_manifest
 from .seedplan import Task, options_json
@@ -218,7 +219,7 @@ def variant_of(game: str, options: dict, label: str):
     variant = getattr(state, "variant", None)
     if variant is None or getattr(spec, "family", "") != "dominoes":
         raise PipslabError(f"no exact solver for {label}: fish studies are about domino games")
-    check_solvable(variant, label)
+    check_solvable(variant)
     return variant
 
 

@@ -53,18 +53,6 @@ DEFAULT_COMPARE = 0.1
 DEFAULT_VIEW_SAMPLES = 8
 
 
-def check_solvable(variant, label: str) -> None:
-    """The study needs the exact solver: 2-player line games, or Troshin's 4 in pairs (two
-    sides, zero-sum).  Anything else is refused in one line."""
-    if variant.layout != "line":
-        raise PipslabError(f"no exact solver for {label}: fish studies cover Happy (block, draw), Troshin for 2 "
-                           "and Troshin for 4 in pairs")
-    if variant.players == 2 or (variant.players == 4 and variant.pairs):
-        return
-    raise PipslabError(f"no exact solver for {label}: with {variant.players} players each for themselves the game "
-                       "is not two-sided; fish studies cover Happy, Troshin for 2 and Troshin for 4 in pairs")
-
-
 def split_value(value: int) -> Tuple[int, int]:
     """``(outcome, margin)`` of a solver value ``outcome * 1000 + margin``."""
     outcome = (value > BIG // 2) - (value < -BIG // 2)

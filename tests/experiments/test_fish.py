@@ -180,7 +180,7 @@ def test_resume_skips_finished_blocks_and_refuses_another_plan(study, tmp_path, 
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["fish", "study", "troshin", "--players", "3", "--games", "4"], "not two-sided"),
+    (["fish", "study", "troshin", "--players", "3", "--games", "4"], "not two sides"),
     (["fish", "study", "triple", "--games", "4"], "no exact solver"),
     (["fish", "study", "troshin", "--players", "4", "--pairs", "--match", "--games", "4"], "single hands"),
     (["fish", "study", "happy", "--agents", "heaviest,nosuchagent", "--games", "4"], "nosuchagent"),
