@@ -44,7 +44,6 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional
 
 import pandas as pd
 
@@ -52,7 +51,7 @@ from pipslab.agents.solver import check_solvable
 from pipslab.envs.errors import PipslabError
 
 from .checks import count_arg, seed_arg
-from .executors import chunked, default_workers
+from .executors import default_workers
 from .files import atomic_write_text
 from .fish_positions import (DEFAULT_BEFORE, DEFAULT_COMPARE, DEFAULT_VIEW_SAMPLES, GameStudy, StudySettings,
                              keep_game)

@@ -33,7 +33,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 from pipslab.envs.dominoes.common import action_name
 from pipslab.envs.dominoes.notation import parse_position, render

@@ -14,7 +14,7 @@ from pipslab.experiments.cli import main
 from pipslab.experiments.fish import read_tournament
 from pipslab.experiments.fish_positions import (GameStudy, StudySettings, closes, distinct_moves, keep_game,
                                                 split_value)
-from pipslab.experiments.puzzles import SHIPPED, load_book, make_puzzle, play_puzzles
+from pipslab.experiments.puzzles import SHIPPED, load_book, play_puzzles
 
 STUDY = ["fish", "study", "happy", "--agents", "heaviest,suits", "--games", "60", "--seed", "3",
          "--before", "4", "--view-samples", "2", "--compare", "0.3", "--workers", "1", "--no-progress"]
