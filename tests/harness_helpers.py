@@ -2,6 +2,7 @@
 subprocess, and one game through the harness's loop with its record checked."""
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,39 @@ def pipslab(*args):
     """``pipslab ARGS...`` run from the repository root; the CompletedProcess (text)."""
     return subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
+
+
+# what a plain ``python`` run does not show (its default warning filters)
+_HIDDEN_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+
+
+def pipslab_here(capfd, *args):
+    """``pipslab ARGS...`` run in this process through the CLI's ``main``, returned like
+    :func:`pipslab`'s CompletedProcess: the exit status (main's, or argparse's SystemExit)
+    and what reached stdout and stderr, at the file-descriptor level too (``capfd``), with
+    every warning raised on the way written to stderr as a plain ``python`` run shows it.
+
+    Why: each ``pipslab`` subprocess spends two to three seconds importing torch and the
+    package before it reads its first flag; a test that checks many bad inputs runs them
+    here and keeps one real process (:func:`pipslab`) for what only a process shows (its
+    imports' output, the console exit status)."""
+    from pipslab.experiments.cli import main
+    capfd.readouterr()                       # what the test printed before is not this run's
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            code = main(list(args))
+        except SystemExit as exc:            # argparse's own errors: status 2 and its message
+            code = exc.code
+    out, err = capfd.readouterr()
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):          # SystemExit("text"): Python prints it, status 1
+        err, code = err + f"{code}\n", 1
+    for w in caught:
+        if not issubclass(w.category, _HIDDEN_WARNINGS):
+            err += warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line)
+    return subprocess.CompletedProcess(["pipslab", *args], code, out, err)
 
 
 def play_checked(spec, options, agents, deal_seed, agent_seed):

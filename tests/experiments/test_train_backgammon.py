@@ -16,6 +16,7 @@ from pipslab.experiments import train_backgammon as tb
 from pipslab.experiments.tournament import TournamentArgs, run_tournament
 
 from harness_helpers import pipslab as _pipslab
+from harness_helpers import pipslab_here
 
 
 def _fresh_net(path: Path, seed: int = 0, **cfg) -> Path:
@@ -174,18 +175,28 @@ def _damaged_files(tmp_path: Path):
 
 
 @pytest.mark.slow
-def test_bad_network_files_give_one_line(tmp_path):
-    for what, path in _damaged_files(tmp_path).items():
+def test_bad_network_files_give_one_line(tmp_path, capfd):
+    """Every damaged file through the CLI's main in this process (stderr at the descriptor
+    level, warnings included), and one of them, the pickle, through a real ``pipslab``
+    process: the same checks as a process per file, without seven more start-ups (about
+    2.5 s of imports each)."""
+    cases = _damaged_files(tmp_path)
+    for what, path in cases.items():
         with pytest.raises(PipslabError) as exc:
             load_net(str(path))
         assert "\n" not in str(exc.value), what
-        r = _pipslab("play", "backgammon", "--agents", f"td:net={path},pubeval", "--games", "1")
+        r = pipslab_here(capfd, "play", "backgammon", "--agents", f"td:net={path},pubeval", "--games", "1")
         assert r.returncode == 2, (what, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, (what, r.stderr)
+    r = _pipslab("play", "backgammon", "--agents", f"td:net={cases['pickle']},pubeval", "--games", "1")
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
 
 
 @pytest.mark.slow
-def test_resume_of_a_damaged_checkpoint_is_refused_with_one_line(tmp_path):
+def test_resume_of_a_damaged_checkpoint_is_refused_with_one_line(tmp_path, capfd):
+    """The truncated checkpoint through a real ``pipslab`` process, the shipped-style net
+    through the CLI's main in this process (the same status and stderr)."""
     out = tmp_path / "run"
     tb.train(tb.TrainArgs(games=16, seed=0, hidden=[8], batch_games=16, eval_games=0, progress=False, out=str(out)))
     ckpt = out / "checkpoint.pt"
@@ -195,12 +206,15 @@ def test_resume_of_a_damaged_checkpoint_is_refused_with_one_line(tmp_path):
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
     # a shipped-style net (no optimizer state) cannot be resumed either
     _fresh_net(ckpt, features="plus", hidden=[8])
-    r = _pipslab("train", "backgammon", "--games", "32", "--hidden", "8", "--batch-games", "16", "--eval-games", "0",
-                 "--out", str(out), "--resume", "--no-progress")
+    r = pipslab_here(capfd, "train", "backgammon", "--games", "32", "--hidden", "8", "--batch-games", "16",
+                     "--eval-games", "0", "--out", str(out), "--resume", "--no-progress")
     assert r.returncode == 2 and "not a training checkpoint" in r.stderr, r.stderr
 
 
-@pytest.mark.slow
+# in a real process too: one refusal of argparse's, one of the trainer's own
+BAD_TRAIN_INPUT_IN_A_PROCESS = (["--no-such-flag"], ["--out", "/proc/pipslab-cannot-write-here"])
+
+
 @pytest.mark.parametrize("argv", [
     ["--games", "-1"],
     ["--games", "0"],
@@ -211,23 +225,32 @@ def test_resume_of_a_damaged_checkpoint_is_refused_with_one_line(tmp_path):
     ["--hidden", "a,b"],
     ["--features", "pixels"],
     ["--batch-games", "0"],
-    ["--no-such-flag"],
-    ["--out", "/proc/pipslab-cannot-write-here"],
+    pytest.param(["--no-such-flag"], marks=pytest.mark.slow),                        # in a process too
+    pytest.param(["--out", "/proc/pipslab-cannot-write-here"], marks=pytest.mark.slow),  # in a process too
     ["--out", "/dev/null/x"],
     ["--out", ""],
     ["--resume"],
 ])
-def test_bad_train_input_gives_one_line_and_exit_2(tmp_path, argv):
+def test_bad_train_input_gives_one_line_and_exit_2(tmp_path, capfd, argv):
+    """Each through the CLI's main in this process (its exit status and stderr, warnings
+    included, as a process gives them, without 2-3 s of imports each); the two in
+    BAD_TRAIN_INPUT_IN_A_PROCESS through a real ``pipslab`` process as well."""
+    real = argv in BAD_TRAIN_INPUT_IN_A_PROCESS
     if "--out" not in argv:
         argv = argv + ["--out", str(tmp_path / "run")]
-    r = _pipslab("train", "backgammon", "--no-progress", *argv)
-    assert r.returncode == 2, r
-    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
+    runs = [pipslab_here(capfd, "train", "backgammon", "--no-progress", *argv)]
+    if real:
+        runs.append(_pipslab("train", "backgammon", "--no-progress", *argv))
+    for r in runs:
+        assert r.returncode == 2, r
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
     assert not (tmp_path / "run" / "checkpoint.pt").exists()
 
 
 @pytest.mark.slow
-def test_out_that_is_a_file_and_a_second_fresh_run_are_refused(tmp_path):
+def test_out_that_is_a_file_and_a_second_fresh_run_are_refused(tmp_path, capfd):
+    """The file through a real ``pipslab`` process, the second run through the CLI's main
+    in this process (the same status and stderr)."""
     f = tmp_path / "file"
     f.write_text("x")
     r = _pipslab("train", "backgammon", "--games", "16", "--out", str(f), "--no-progress")
@@ -235,8 +258,8 @@ def test_out_that_is_a_file_and_a_second_fresh_run_are_refused(tmp_path):
     out = tmp_path / "run"
     tb.train(tb.TrainArgs(games=16, hidden=[8], batch_games=16, eval_games=0, progress=False, out=str(out)))
     before = (out / "checkpoint.pt").read_bytes()
-    r = _pipslab("train", "backgammon", "--games", "16", "--hidden", "8", "--batch-games", "16", "--out", str(out),
-                 "--no-progress")
+    r = pipslab_here(capfd, "train", "backgammon", "--games", "16", "--hidden", "8", "--batch-games", "16",
+                     "--out", str(out), "--no-progress")
     assert r.returncode == 2 and "--resume" in r.stderr
     assert (out / "checkpoint.pt").read_bytes() == before
 
@@ -287,7 +310,9 @@ def test_worker_processes_give_the_same_weights(tmp_path):
 
 
 @pytest.mark.slow
-def test_config_file_sets_flags_and_the_command_line_wins(tmp_path):
+def test_config_file_sets_flags_and_the_command_line_wins(tmp_path, capfd):
+    """The good file through a real ``pipslab`` process; the four bad ones through the CLI's
+    main in this process (the same exit status and stderr, without a start-up each)."""
     cfg = tmp_path / "td.toml"
     cfg.write_text('games = 16\nhidden = [8]\nbatch-games = 16\neval_games = 0\nlr = 0.002\n')
     out = tmp_path / "run"
@@ -297,7 +322,8 @@ def test_config_file_sets_flags_and_the_command_line_wins(tmp_path):
     assert meta["games"] == 16 and '"lr": 0.004' in meta["hyper"] and '"hidden": [8]' in meta["hyper"]
     for bad in ('games = "many"\n', 'colour = "blue"\n', 'hidden = "wide"\n', "= nonsense"):
         cfg.write_text(bad)
-        r = _pipslab("train", "backgammon", "--config", str(cfg), "--out", str(tmp_path / "bad"), "--no-progress")
+        r = pipslab_here(capfd, "train", "backgammon", "--config", str(cfg), "--out", str(tmp_path / "bad"),
+                         "--no-progress")
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (bad, r.stderr)
         assert not (tmp_path / "bad" / "checkpoint.pt").exists()
 
