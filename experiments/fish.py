@@ -35,12 +35,13 @@ too) and bad luck (best from its view, wrong only in the hidden tiles).
 Solvers: 2-player line games (Happy block and draw, Troshin for 2) and Troshin for 4 in
 pairs (two sides, zero-sum).  Three or four players each for themselves, and Triple, are
 refused in one line.  Resumable: the study is done in blocks of games, each saved
-atomically in ``DIR/parts/`` when finished; ``--resume`` continues the tournament and
-skips the finished blocks.
+atomically in ``DIR/parts/`` when finished (removed once the study's files are written);
+``--resume`` continues the tournament and skips the finished blocks.
 """
 from __future__ import annotations
 
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -277,6 +278,8 @@ def run_study(ns):
             write_plots(out, tour_games, games, positions, teams, settings.before)
         timings["total_s"] = round(time.perf_counter() - t0, 2)
         run.update(results={**info, **timings})
+        # the blocks were only for --resume: games.csv and positions.csv now hold them all
+        shutil.rmtree(run.path("parts"), ignore_errors=True)
     return out, summary
 
 

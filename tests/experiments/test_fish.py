@@ -156,24 +156,35 @@ def test_from_an_existing_tournament_gives_the_same_rows(study, tmp_path, capsys
     assert "fish_share" in out
 
 
-def test_resume_skips_finished_blocks_and_refuses_another_plan(study, tmp_path, capsys):
+def test_resume_skips_finished_blocks_and_refuses_another_plan(study, tmp_path, capsys, monkeypatch):
+    import pipslab.experiments.fish as fish
+    monkeypatch.setattr(fish, "BLOCK", 20)      # 60 games: three blocks
     out = tmp_path / "copy"
     shutil.copytree(study, out)
+    assert not (out / "parts").exists()         # a finished study keeps no blocks
+    manifest = json.loads((out / "run.json").read_text())
+    manifest.update(tournament=str((out / "tournament").resolve()), status="interrupted")
+    (out / "run.json").write_text(json.dumps(manifest))
+    # as if killed after blocks 0 and 2 were saved; block 0 carries a mark the study never writes
+    games, positions = pd.read_csv(study / "games.csv"), pd.read_csv(study / "positions.csv")
+    (out / "parts").mkdir()
+    for b in (0, 2):
+        keep = lambda t: t[(t["game_id"] >= 20 * b) & (t["game_id"] < 20 * (b + 1))]   # noqa: E731
+        part = keep(positions).copy()
+        if b == 0:
+            part["value"] = 99999
+        part.to_csv(out / "parts" / f"positions-{b:05d}.csv", index=False)
+        keep(games).to_csv(out / "parts" / f"games-{b:05d}.csv", index=False)
     for name in ("positions.csv", "games.csv", "summary.csv"):
         (out / name).unlink()
-    parts = sorted((out / "parts").glob("games-*.csv"))
-    assert parts
-    parts[0].unlink()     # as if killed before its block was saved
-    manifest = json.loads((out / "run.json").read_text())
-    manifest["tournament"] = str((out / "tournament").resolve())
-    (out / "run.json").write_text(json.dumps(manifest))
-    tour_manifest = json.loads((out / "tournament" / "run.json").read_text())
     rc, _, err = cli(STUDY + ["--out", out, "--resume", "--no-plots"], capsys)
     assert rc == 0, err
-    a = pd.read_csv(study / "positions.csv").sort_values(["game_id", "k"]).reset_index(drop=True)
-    b = pd.read_csv(out / "positions.csv").sort_values(["game_id", "k"]).reset_index(drop=True)
-    pd.testing.assert_frame_equal(a, b)
-    assert json.loads((out / "tournament" / "run.json").read_text())["seed"] == tour_manifest["seed"]
+    again = pd.read_csv(out / "positions.csv")
+    assert len(again) == len(positions)
+    assert (again.loc[again["game_id"] < 20, "value"] == 99999).all()        # block 0 was not redone
+    middle = lambda t: t[(t["game_id"] >= 20) & (t["game_id"] < 40)].sort_values(["game_id", "k"])   # noqa: E731
+    pd.testing.assert_frame_equal(middle(again).reset_index(drop=True), middle(positions).reset_index(drop=True))
+    assert not (out / "parts").exists()
     other = [("5" if a == "4" and STUDY[i - 1] == "--before" else a) for i, a in enumerate(STUDY)]
     rc, _, err = cli(other + ["--out", out, "--resume"], capsys)
     assert rc == 2 and err.count("\n") == 1 and "different fish study" in err
