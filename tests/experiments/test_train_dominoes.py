@@ -13,7 +13,7 @@ from pipslab.experiments.ratings import wilson_interval
 from pipslab.experiments.train_dominoes import League, TrainArgs, play_hands, train
 from pipslab.experiments.tournament import TournamentArgs, run_tournament
 
-from harness_helpers import pipslab
+from harness_helpers import pipslab, pipslab_here
 
 SMALL = dict(hidden=[32, 32], batch_hands=64, minibatch=256, epochs=2, snapshot_every=2, checkpoint_every=1,
              eval_games=0, progress=False)
@@ -98,63 +98,76 @@ def test_the_curve_runs_through_the_harness(tmp_path):
     assert (tmp_path / "t" / "evals").is_dir() and (tmp_path / "t" / "net.pt").is_file()
 
 
+# in a real process too: one refusal of the trainer's own, one of argparse's
+BAD_FLAGS_IN_A_PROCESS = (["happy", "--hands", "0"], ["happy", "--mode", "blocked"])
+
+
 @pytest.mark.parametrize("argv, message", [
-    (["happy", "--hands", "0"], "--hands must be an integer from 1"),
+    pytest.param(["happy", "--hands", "0"], "--hands must be an integer from 1", marks=pytest.mark.slow),
     (["happy", "--self-play", "1.5"], "--self-play must lie in [0, 1]"),
     (["happy", "--lr", "0"], "--lr must lie in (0, 1]"),
     (["happy", "--league", "heaviest,nosuch"], "unknown agent 'nosuch'"),
     (["happy", "--exploit", "nosuch"], "unknown agent 'nosuch'"),
     (["triple", "--guide", "nosuch"], "unknown agent 'nosuch'"),
     (["happy", "--epochs", "0"], "--epochs 0 (no PPO) needs --guide"),
-    (["happy", "--mode", "blocked"], "invalid choice"),
+    pytest.param(["happy", "--mode", "blocked"], "invalid choice", marks=pytest.mark.slow),
     (["troshin", "--players", "5"], "players"),
     (["troshin", "--players", "2", "--pairs"], "pairs"),
     (["triple", "--hidden", "0"], "--hidden must list layer sizes"),
     (["happy", "--hidden", "a,b"], "comma-separated integers"),
     (["happy", "--league", "", "--self-play", "0"], "--league is empty"),
 ])
-def test_bad_flags_give_one_line_and_exit_2(tmp_path, argv, message):
-    r = pipslab("train", *argv, "--out", str(tmp_path / "run"), "--no-progress")
-    assert r.returncode == 2, (r.stdout, r.stderr)
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0], r.stderr
+def test_bad_flags_give_one_line_and_exit_2(tmp_path, capfd, argv, message):
+    """Each through the CLI's main in this process (its exit status and stderr, warnings
+    included, as a process gives them, without 2-3 s of imports each); the two in
+    BAD_FLAGS_IN_A_PROCESS through a real ``pipslab`` process as well."""
+    args = ["train", *argv, "--out", str(tmp_path / "run"), "--no-progress"]
+    runs = [pipslab_here(capfd, *args)] + ([pipslab(*args)] if argv in BAD_FLAGS_IN_A_PROCESS else [])
+    for r in runs:
+        assert r.returncode == 2, (r.stdout, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0], r.stderr
     assert not (tmp_path / "run" / "checkpoint.pt").exists()
 
 
-def test_bad_checkpoints_and_resumes_are_refused_with_one_line(tmp_path):
+def test_bad_checkpoints_and_resumes_are_refused_with_one_line(tmp_path, capfd):
+    """Every step through the CLI's main in this process (the same exit status and stderr
+    as a process, without 2-3 s of imports each) but the garbage checkpoint, which a real
+    ``pipslab`` process reads."""
     run = tmp_path / "run"
     base = ["train", "happy", "--hands", "64", "--batch-hands", "64", "--hidden", "16", "--eval-games", "0",
             "--out", str(run), "--no-progress"]
-    r = pipslab(*base, "--resume")
+    r = pipslab_here(capfd, *base, "--resume")
     assert r.returncode == 2 and "nothing to resume" in r.stderr
-    assert pipslab(*base).returncode == 0
-    r = pipslab(*base)
+    r = pipslab_here(capfd, *base)
+    assert r.returncode == 0, r.stderr
+    r = pipslab_here(capfd, *base)
     assert r.returncode == 2 and "already holds a training run" in r.stderr
-    r = pipslab(*base[:-3], "--lr", "0.01", "--out", str(run), "--resume", "--no-progress")
+    r = pipslab_here(capfd, *base[:-3], "--lr", "0.01", "--out", str(run), "--resume", "--no-progress")
     assert r.returncode == 2 and "trained with other settings: lr=" in r.stderr
     before = (run / "checkpoint.pt").read_bytes()
     shipped = tmp_path / "shipped"
     shipped.mkdir()
     (shipped / "checkpoint.pt").write_bytes((run / "net.pt").read_bytes())    # a bare net, not a checkpoint
-    r = pipslab(*base[:-3], "--out", str(shipped), "--resume", "--no-progress")
+    r = pipslab_here(capfd, *base[:-3], "--out", str(shipped), "--resume", "--no-progress")
     assert r.returncode == 2 and "not a training checkpoint" in r.stderr
     (run / "checkpoint.pt").write_bytes(b"garbage")
     r = pipslab(*base, "--resume")
     assert r.returncode == 2 and "not a readable network file" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     (run / "checkpoint.pt").write_bytes(before)
-    r = pipslab(*base[:2], "--hands", "128", *base[4:], "--resume")
+    r = pipslab_here(capfd, *base[:2], "--hands", "128", *base[4:], "--resume")
     assert r.returncode == 0, r.stderr
     assert torch.load(run / "checkpoint.pt", weights_only=True)["hands"] == 128
     bad = tmp_path / "bad.toml"
     bad.write_text("hands = [")
-    r = pipslab("train", "happy", "--config", str(bad), "--out", str(tmp_path / "c"))
+    r = pipslab_here(capfd, "train", "happy", "--config", str(bad), "--out", str(tmp_path / "c"))
     assert r.returncode == 2 and "not valid TOML" in r.stderr
     bad.write_text("hands = 64\nbogus = 1\n")
-    r = pipslab("train", "happy", "--config", str(bad), "--out", str(tmp_path / "c"))
+    r = pipslab_here(capfd, "train", "happy", "--config", str(bad), "--out", str(tmp_path / "c"))
     assert r.returncode == 2 and "unknown setting(s) bogus" in r.stderr
 
 
-def test_the_oracle_guide_labels_the_solvers_best_moves(tmp_path):
+def test_the_oracle_guide_labels_the_solvers_best_moves(tmp_path, capfd):
     """With --guide oracle every labelled decision carries the exact solver's best moves,
     which are legal, and the imitation term enters the loss."""
     from pipslab.agents.domino_net import NetPlayer
@@ -170,7 +183,7 @@ def test_the_oracle_guide_labels_the_solvers_best_moves(tmp_path):
     assert args.guide_weight(0) == 1.0
     args.guide_hands = 100
     assert args.guide_weight(50) == pytest.approx(0.5) and args.guide_weight(200) == 0.0
-    r = pipslab("train", "troshin", "--guide", "oracle", "--out", str(tmp_path / "t"))
+    r = pipslab_here(capfd, "train", "troshin", "--guide", "oracle", "--out", str(tmp_path / "t"))
     assert "needs the exact solver" in r.stderr
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
 
@@ -185,15 +198,17 @@ def test_bench_train_reports_domino_training_beside_random_play():
     assert "Happy block dominoes: hands per second" in r.stdout
 
 
-def test_bench_agents_times_agents_on_the_same_decisions():
+def test_bench_agents_times_agents_on_the_same_decisions(capfd):
+    """The timing run through a real ``pipslab`` process, the two refusals through the
+    CLI's main in this process (the same status and stderr, without a start-up each)."""
     r = pipslab("bench", "agents", "--agents", "heaviest,ismcts:iters=20", "--moves", "4", "--json")
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout.strip().splitlines()[-1])["agents"]
     assert set(rows) == {"heaviest", "ismcts:iters=20"} and all(v["moves"] == 4 for v in rows.values())
     assert rows["ismcts:iters=20"]["mean_s"] > rows["heaviest"]["mean_s"] > 0
-    r = pipslab("bench", "agents", "--agents", "net", "--game", "troshin", "--players", "3")
+    r = pipslab_here(capfd, "bench", "agents", "--agents", "net", "--game", "troshin", "--players", "3")
     assert r.returncode == 2 and "no shipped net for troshin-3" in r.stderr
-    r = pipslab("bench", "solver", "--agents", "heaviest")
+    r = pipslab_here(capfd, "bench", "solver", "--agents", "heaviest")
     assert r.returncode == 2 and "--agents applies to pipslab bench agents" in r.stderr
 
 
