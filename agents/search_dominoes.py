@@ -45,14 +45,15 @@ import time
 
 import numpy as np
 
-from pipslab.envs.dominoes.engine import world_sampler
+from pipslab.envs.dominoes.engine import DominoState, world_sampler
 from pipslab.envs.errors import PipslabError
+from pipslab.envs.game import GAMES
 
 from .base import Agent, Observation
 from .dominoes_value import HandEvaluator
 from .evaluators import domino_returns, make_evaluator, reseed
 from .registry import register
-from .solver import Solver
+from .solver import Solver, check_solvable
 
 
 class _Budget:
@@ -79,6 +80,19 @@ class _Budget:
         return time.perf_counter() < self.deadline
 
 
+def _check_solver_table(agent: str, game: str, options: dict) -> None:
+    """The solver's games: single hands of two sides (Happy; Troshin for 2 or 4 in pairs).
+    Refused in one line before the first game otherwise."""
+    state = GAMES[game].new_state(np.random.default_rng(0), options)
+    if not isinstance(state, DominoState):
+        raise PipslabError(f"{agent} solves single hands: it cannot play "
+                           + ("a Troshin match (drop --match)" if options.get("match") else f"{game}"))
+    try:
+        check_solvable(state.variant)
+    except PipslabError as exc:
+        raise PipslabError(f"{agent}: {exc}") from None
+
+
 def _best(values: dict) -> int:
     """The action with the highest value; ties go to the lowest action id."""
     top = max(values.values())
@@ -99,6 +113,9 @@ class PIMCAgent(Agent):
         if depth == 0 and type(self.evaluator) is not HandEvaluator:
             raise PipslabError(f"pimc: eval={eval} needs a depth limit; depth=0 solves every world exactly")
         self.solvers = {}
+
+    def check_table(self, game: str, options: dict) -> None:
+        _check_solver_table("pimc", game, options)
 
     def _solver(self, variant) -> Solver:
         if variant not in self.solvers:
@@ -289,6 +306,9 @@ class OracleAgent(Agent):
     def __init__(self, objective: str = "margin"):
         self.solver = Solver(objective)
 
+    def check_table(self, game: str, options: dict) -> None:
+        _check_solver_table("oracle", game, options)
+
     def act(self, observation: Observation, rng: np.random.Generator) -> int:
         legal = observation.legal_actions
         if len(legal) == 1:
@@ -299,7 +319,7 @@ class OracleAgent(Agent):
         return _best(self.solver.move_values(state))
 
 
-@register("pimc", games=["happy"])
+@register("pimc", games=["happy", "troshin"])
 def _make_pimc(game: str, **params) -> PIMCAgent:
     return PIMCAgent(**params)
 
@@ -309,6 +329,6 @@ def _make_ismcts(game: str, **params) -> ISMCTSAgent:
     return ISMCTSAgent(**params)
 
 
-@register("oracle", games=["happy"])
+@register("oracle", games=["happy", "troshin"])
 def _make_oracle(game: str, **params) -> OracleAgent:
     return OracleAgent(**params)
