@@ -215,8 +215,16 @@ class TrainArgs:
             raise PipslabError(f"--hidden must list layer sizes from 1 to 4096, got {self.hidden!r}")
         for spec in self.league + self.eval_against + ([self.exploit] if self.exploit else []):
             make_agent(spec, self.game)          # a bad spec fails now, with one line
-        if self.guide in ("oracle", "pimc") and self.game != "happy":
-            raise PipslabError(f"--guide {self.guide} needs the exact solver, which plays Happy only")
+        if self.guide in ("oracle", "pimc"):
+            from pipslab.agents.solver import check_solvable
+            variant = getattr(GAMES[self.game].new_state(np.random.default_rng(0), self.options), "variant", None)
+            if self.game == "triple" or variant is None or self.options.get("match"):
+                raise PipslabError(f"--guide {self.guide} needs the exact solver: Happy, or Troshin for 2 or 4 in "
+                                   "pairs (single hands)")
+            try:
+                check_solvable(variant)
+            except PipslabError as exc:
+                raise PipslabError(f"--guide {self.guide}: {exc}") from None
         if self.guide and self.guide not in ("oracle", "pimc"):
             make_agent(self.guide, self.game)     # --guide AGENT: a bad spec fails now
         number("guide_coef", 0, 100)
@@ -469,7 +477,7 @@ class Teacher:
         if args.guide in ("oracle", "pimc"):
             from pipslab.agents.search_dominoes import PIMCAgent
             from pipslab.agents.solver import Solver
-            draw = args.options.get("mode", "block") == "draw"
+            draw = GAMES[args.game].new_state(np.random.default_rng(0), args.options).variant.draw
             self.solver = Solver("margin", max_depth=PIMCAgent.DRAW_MODE_DEPTH if draw else None)
 
     def best_moves(self, state, seat: int, rng: np.random.Generator) -> List[int]:
