@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pipslab.envs.errors import PipslabError, excerpt
 
-__all__ = ["seed_arg", "count_arg", "positive_int_arg", "seconds_arg", "out_arg", "check_out_dir",
+__all__ = ["seed_arg", "count_arg", "positive_int_arg", "share_arg", "seconds_arg", "out_arg", "check_out_dir",
            "writing_out"]
 
 
@@ -56,6 +56,17 @@ def count_arg(minimum: int = 1):
 
 
 positive_int_arg = count_arg(1)
+
+
+def share_arg(text: str) -> float:
+    """A share: a number from 0 to 1."""
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {excerpt(text)}") from None
+    if not 0.0 <= value <= 1.0:   # nan fails this too
+        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {excerpt(text)}")
+    return value
 
 
 def seconds_arg(text: str) -> float:

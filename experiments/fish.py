@@ -51,7 +51,7 @@ import pandas as pd
 from pipslab.agents.solver import check_solvable
 from pipslab.envs.errors import PipslabError
 
-from .checks import count_arg, seed_arg
+from .checks import count_arg, seed_arg, share_arg
 from .executors import default_workers
 from .files import atomic_write_text
 from .fish_positions import (DEFAULT_BEFORE, DEFAULT_COMPARE, DEFAULT_VIEW_SAMPLES, GameStudy, StudySettings,
@@ -64,17 +64,6 @@ from .tournament import MANIFEST_VERSION, TournamentArgs, TournamentInterrupted,
 BLOCK = 250          # games per saved block of the study (independent of the workers)
 STUDY_PRODUCTS = ("games.csv", "positions.csv", "summary.csv", "summary.md", "fish_share.png", "margins.png",
                   "decided.png", "closing.png", "regret.png")
-
-
-def _share(text: str) -> float:
-    import argparse
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {text!r}")
-    return value
 
 
 def add_arguments(parser) -> None:
@@ -93,7 +82,7 @@ def add_arguments(parser) -> None:
     study.add_argument("--option", action="append", metavar="KEY=VALUE", help="another game option (repeatable)")
     study.add_argument("--before", type=count_arg(1), default=DEFAULT_BEFORE, metavar="K",
                        help=f"placements kept before the end of each game (default {DEFAULT_BEFORE})")
-    study.add_argument("--compare", type=_share, default=DEFAULT_COMPARE, metavar="SHARE",
+    study.add_argument("--compare", type=share_arg, default=DEFAULT_COMPARE, metavar="SHARE",
                        help=f"share of the games without a block studied beside them (default {DEFAULT_COMPARE})")
     study.add_argument("--view-samples", type=count_arg(0), default=DEFAULT_VIEW_SAMPLES, metavar="M",
                        help=f"worlds sampled to value a position from the mover's view (default {DEFAULT_VIEW_SAMPLES}; "
