@@ -171,7 +171,8 @@ class StudyBlock:
         return {"task": self.task, "settings": self.settings, "study": None}
 
 
-def _tournament_args(ns, out: Path) -> TournamentArgs:
+def _tournament_args(ns) -> TournamentArgs:
+    """The tournament a fresh study plays (its ``out`` is set once the study's is known)."""
     from .tournament import split_agent_list
     game = ns.game or "happy"
     given = flag_options_given(ns)
@@ -179,7 +180,7 @@ def _tournament_args(ns, out: Path) -> TournamentArgs:
     mode = given.pop("mode", None)
     agents = split_agent_list(ns.agents) if ns.agents else ["heaviest", "suits"]
     return TournamentArgs(game=game, agents=agents, games=ns.games or 2000, seed=0 if ns.seed is None else ns.seed,
-                          out=str(out / "tournament"), mode=mode, workers=ns.workers or default_workers(),
+                          out=None, mode=mode, workers=ns.workers or default_workers(),
                           resume=ns.resume, plots=False, extra_options=given, imports=tuple(ns.imports or ()),
                           progress=not ns.no_progress)
 
@@ -191,6 +192,11 @@ def run_study_command(ns) -> int:
     except (TournamentInterrupted, RunInterrupted) as exc:
         sys.stdout.flush()
         sys.stderr.write(f"{exc}\n")
+        return 130
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        again = shlex.join(["pipslab"] + sys.argv[1:] + ([] if "--resume" in sys.argv else ["--resume"]))
+        sys.stderr.write(f"pipslab: the fish study stopped; its finished blocks are saved: resume with {again}\n")
         return 130
     from .fish_tables import format_summary
     print(format_summary(summary))
@@ -226,7 +232,7 @@ def run_study(ns):
         game, options = task.game, task.options
         seed = task.seed if ns.seed is None else ns.seed
     else:
-        targs = _tournament_args(ns, Path("."))
+        targs = _tournament_args(ns)
         game, options, seed = targs.game, targs.options(), targs.seed
         _check_tournament(targs)
     label = game_spec(game).variant_label(options)
@@ -244,6 +250,8 @@ def run_study(ns):
              progress=not ns.no_progress, noun="fish study",
              seeds={"seed": seed, "compare": "[seed, 4, game_id]", "view samples": "[seed, 3, game_id, k]"}) as run:
         run.start()
+        if run.previous is None:   # a fresh study: no block of an earlier one may be taken for its own
+            shutil.rmtree(run.path("parts"), ignore_errors=True)
         timings = {}
         t0 = time.perf_counter()
         if targs is not None:
