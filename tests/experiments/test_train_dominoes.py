@@ -183,7 +183,11 @@ def test_the_oracle_guide_labels_the_solvers_best_moves(tmp_path, capfd):
     assert args.guide_weight(0) == 1.0
     args.guide_hands = 100
     assert args.guide_weight(50) == pytest.approx(0.5) and args.guide_weight(200) == 0.0
-    r = pipslab_here(capfd, "train", "troshin", "--guide", "oracle", "--out", str(tmp_path / "t"))
+    # the solver plays two sides only: three players each for themselves, and Triple, are refused
+    r = pipslab_here(capfd, "train", "troshin", "--players", "3", "--guide", "oracle", "--out", str(tmp_path / "t"))
+    assert "no exact solver for troshin-3" in r.stderr
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    r = pipslab_here(capfd, "train", "triple", "--guide", "pimc", "--out", str(tmp_path / "t"))
     assert "needs the exact solver" in r.stderr
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
 
