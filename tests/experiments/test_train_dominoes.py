@@ -192,6 +192,21 @@ def test_the_oracle_guide_labels_the_solvers_best_moves(tmp_path, capfd):
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
 
 
+def test_the_pimc_guide_labels_troshin_pairs_with_the_pairs_solver():
+    """Troshin's four in pairs have a teacher too: pimc's move from the seat's own view
+    (worlds from sample_world, each solved for the mover's pair), always legal."""
+    from pipslab.agents.domino_net import NetPlayer
+    options = {"players": 4, "pairs": True}
+    args = TrainArgs(game="troshin", options=options, seed=3, guide="pimc", guide_samples=2,
+                     league=["partner"], **SMALL)
+    torch.manual_seed(0)
+    net = PolicyNet(dict(net_spec("troshin", options), hidden=[32, 32]))
+    batch = play_hands(NetPlayer(net), League(args), args, 0, 8, label=True)
+    labelled = batch.teacher.sum(1) >= 1
+    assert batch.decisions > 0 and labelled.all()
+    assert np.all(batch.masks[batch.teacher == 1] == 1)
+
+
 @pytest.mark.slow
 def test_bench_train_reports_domino_training_beside_random_play():
     r = pipslab("bench", "train", "--seconds", "0.3", "--json")
