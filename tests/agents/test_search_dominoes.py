@@ -132,6 +132,23 @@ def test_bench_solver_json_has_median_and_p90():
     assert pairs["positions"] == 5 and 0 < pairs["median_s"] <= pairs["p90_s"]
 
 
+def test_pimc_and_the_oracle_play_troshin_pairs_from_the_seat_view_only():
+    """pimc solves Troshin's four in pairs through the pairs solver: legal whole games, and a
+    seat's move does not change when the tiles it cannot see are swapped."""
+    from pipslab.envs.dominoes.variants import troshin
+    variant = troshin(4, True)
+    for seed in range(4):
+        s, twin = equivalent_pair(variant, seed)
+        a = make_agent("pimc:samples=4", "troshin").act(observation(s), np.random.default_rng(seed))
+        b = make_agent("pimc:samples=4", "troshin").act(observation(twin), np.random.default_rng(seed))
+        assert a == b and a in s.legal_actions()
+    spec, options = game_spec("troshin"), {"players": 4, "pairs": True}
+    for name in ("pimc:samples=4", "oracle"):
+        agents = [make_agent(name, "troshin"), make_agent("partner", "troshin")] * 2
+        state, _ = play_checked(spec, options, agents, [3, 0, 0], [3, 1, 0])
+        assert state.is_terminal
+
+
 @pytest.mark.parametrize("game, options", [
     ("troshin", {"players": 4, "pairs": True}),
     ("troshin", {"players": 3}),
