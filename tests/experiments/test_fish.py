@@ -190,6 +190,34 @@ def test_resume_skips_finished_blocks_and_refuses_another_plan(study, tmp_path, 
     assert rc == 2 and err.count("\n") == 1 and "different fish study" in err
 
 
+def test_ctrl_c_keeps_the_finished_blocks_and_says_how_to_resume(study, tmp_path, capsys, monkeypatch):
+    import pipslab.experiments.fish as fish
+    import pipslab.experiments.fish_positions as fp
+    monkeypatch.setattr(fish, "BLOCK", 20)
+    real = fp.GameStudy.study
+    calls = []
+
+    def interrupted(self, game_id, recorded=None):
+        calls.append(game_id)
+        if game_id >= 40:          # Ctrl-C in the third block
+            raise KeyboardInterrupt
+        return real(self, game_id, recorded)
+
+    monkeypatch.setattr(fp.GameStudy, "study", interrupted)
+    out = tmp_path / "stopped"
+    monkeypatch.setattr(sys, "argv", ["pipslab"] + STUDY + ["--out", str(out)])
+    rc, _, err = cli(STUDY + ["--out", out, "--no-plots"], capsys)
+    assert rc == 130 and err.count("\n") == 1 and "resume with pipslab fish study" in err and "--resume" in err
+    assert sorted(p.name for p in (out / "parts").glob("games-*.csv")) == ["games-00000.csv", "games-00001.csv"]
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+    monkeypatch.setattr(fp.GameStudy, "study", real)
+    rc, _, err = cli(STUDY + ["--out", out, "--no-plots", "--resume"], capsys)
+    assert rc == 0, err
+    a = pd.read_csv(study / "positions.csv").sort_values(["game_id", "k"]).reset_index(drop=True)
+    b = pd.read_csv(out / "positions.csv").sort_values(["game_id", "k"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+
+
 @pytest.mark.parametrize("argv, words", [
     (["fish", "study", "troshin", "--players", "3", "--games", "4"], "not two sides"),
     (["fish", "study", "triple", "--games", "4"], "no exact solver"),
