@@ -554,6 +554,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
     # worth more passes than PPO's own samples: guide_epochs of the imitation loss alone
     rows = torch.nonzero(labelled)[:, 0]
     if guide > 0 and len(rows) and args.guide_epochs:
+        seen = {"value_loss": 0.0, "entropy": 0.0, "n": 0}
         for _ in range(args.guide_epochs):
             order = rows[torch.from_numpy(rng.permutation(len(rows)))]
             for lo in range(0, len(order), args.minibatch):
@@ -567,7 +568,13 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
                 (guide * imitation + args.vf_coef * value_loss).backward()
                 torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
                 opt.step()
+                seen["value_loss"] += value_loss.item()
+                seen["entropy"] += -(legal_logp.exp() * legal_logp).sum(-1).mean().item()
+                seen["n"] += 1
         out["imitation"] = imitation.item()
+        if not steps:   # imitation alone (--epochs 0): its own value loss and entropy are the ones to show
+            out["value_loss"] = seen["value_loss"] / seen["n"]
+            out["entropy"] = seen["entropy"] / seen["n"]
     return out
 
 
