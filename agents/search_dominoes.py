@@ -32,6 +32,8 @@ family ``"dominoes"``): ``eval=NAME[:ARG]`` picks any registered evaluator — `
   prior; selection maximises ``Q + c * P * sqrt(availability) / (1 + visits)``
   (availability counts as in plain ISMCTS; an action the prior never saw, legal only in
   another sampled world, gets ``1 / legal moves``; unvisited children count Q = 0).
+  ``mix=M`` (0 to 1, default 0) values a new node as AlphaGo did: ``(1 - M)`` times the
+  net's values plus ``M`` times one uniformly random playout from the sampled world.
 * ``oracle`` — **cheats**: sees every hand and the boneyard order and plays the exact
   solver's move.  Only an upper bound for tables; never a fair opponent.
 
@@ -170,11 +172,16 @@ class ISMCTSAgent(Agent):
     name = "ismcts"
 
     def __init__(self, iters: int = 1000, time: float | None = None, c: float | None = None,
-                 eval: str = "rollout", net: str = ""):
+                 eval: str = "rollout", net: str = "", mix: float = 0.0):
         self.budget = _Budget("ismcts", "iters", iters, time)
         self.guided = bool(net)
         if net and eval != "rollout":
             raise PipslabError("ismcts: net= values nodes with the net; give net= or eval=, not both")
+        if not 0.0 <= mix <= 1.0 or (mix and not net):
+            raise PipslabError(f"ismcts: mix is the share of a random playout in a node's value beside the "
+                               f"net's, from 0 to 1, and needs net=; got mix={mix}" + ("" if net else " without net="))
+        self.mix = float(mix)
+        self.playout = make_evaluator("dominoes", "rollout") if self.mix else None
         self.c = c if c is not None else (1.5 if net else 0.7)
         # net=shipped: the shipped net of the variant being played (found at the first move)
         self.evaluator = make_evaluator("dominoes", "net" + ("" if net == "shipped" else f":{net}")) if net \
@@ -260,6 +267,9 @@ class ISMCTSAgent(Agent):
         budget = self.budget.start()
         fast = random.Random(int(rng.integers(1 << 62)))
         worlds = world_sampler(view)
+        mix, playout = self.mix, self.playout
+        if playout is not None:
+            reseed(playout, fast)
         while True:
             world = worlds(fast)
             node = root
@@ -271,6 +281,9 @@ class ISMCTSAgent(Agent):
                 acts = world.legal_actions()
                 if node.prior is None:          # first reached: value it, keep its prior
                     node.prior, returns = guide(world, acts)
+                    if mix:   # AlphaGo's mixed leaf value: (1 - mix) * net + mix * one random playout
+                        rolled = playout.estimate(world)
+                        returns = [(1 - mix) * v + mix * r for v, r in zip(returns, rolled)]
                     break
                 children, prior = node.children, node.prior
                 unseen = 1.0 / len(acts)
