@@ -128,7 +128,8 @@ def test_the_evaluator_values_each_seat_from_its_view_and_finished_states_exactl
 @pytest.mark.parametrize("game, options", TABLES)
 def test_net_guided_ismcts_and_pimc_with_the_net_play_legal_moves(nets, game, options):
     path = _net(nets, game, options)
-    specs = [f"ismcts:iters=30,net={path}"] + ([f"pimc:samples=2,depth=2,eval=net:{path}"] if game == "happy" else [])
+    specs = [f"ismcts:iters=30,net={path}", f"ismcts:iters=30,net={path},mix=0.5"] + (
+        [f"pimc:samples=2,depth=2,eval=net:{path}"] if game == "happy" else [])
     for spec in specs:
         for seed in range(3):
             s = _random_position(game, options, seed)
@@ -140,6 +141,34 @@ def test_net_guided_ismcts_and_pimc_with_the_net_play_legal_moves(nets, game, op
 def test_ismcts_takes_net_or_eval_not_both(nets):
     with pytest.raises(PipslabError, match="net= or eval="):
         make_agent(f"ismcts:net={_net(nets, 'happy', {'mode': 'block'})},eval=hand", "happy")
+    for bad in ("ismcts:mix=0.5", f"ismcts:net={_net(nets, 'happy', {'mode': 'block'})},mix=1.5"):
+        with pytest.raises(PipslabError, match="mix is the share of a random playout"):
+            make_agent(bad, "happy")
+
+
+def test_mix_one_values_new_nodes_by_the_playout_alone(monkeypatch):
+    """mix=1: the net's value has no weight.  A value head turned upside down changes the
+    move of plain net-guided search here (mix=0), and not the move of mix=1 search."""
+    from pipslab.agents import domino_net
+    path = "happy-block"   # the shipped net
+    s = _random_position("happy", {"mode": "block"}, 5)
+    real = domino_net.NetEvaluator.guide
+
+    def flipped(self, world, legal):
+        prior, returns = real(self, world, legal)
+        return prior, [-v for v in returns]
+
+    def moves(spec):
+        out = []
+        for guide in (real, flipped):
+            monkeypatch.setattr(domino_net.NetEvaluator, "guide", guide)
+            out.append(make_agent(spec, "happy").act(_observation(s), np.random.default_rng(0)))
+        return out
+
+    plain = moves(f"ismcts:iters=40,net={path}")
+    assert plain[0] != plain[1]
+    mixed = moves(f"ismcts:iters=40,net={path},mix=1")
+    assert mixed[0] == mixed[1]
 
 
 def test_a_net_refuses_another_variant_and_a_missing_shipped_net_is_named(nets):
