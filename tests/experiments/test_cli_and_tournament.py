@@ -9,12 +9,17 @@ from pipslab.envs.errors import PipslabError
 from pipslab.experiments.cli import main
 from pipslab.experiments.tournament import TournamentArgs, run_tournament, split_agent_list, wilson_interval
 
-from harness_helpers import pipslab
+from harness_helpers import pipslab, pipslab_here
+
+
+# in a real process too: one refusal of argparse's, one of pipslab's own
+BAD_INPUT_IN_A_PROCESS = (["tournament", "--agents", "grandmaster,random"], ["tournament", "--bogus"])
 
 
 @pytest.mark.parametrize("args, message", [
-    (["tournament", "--agents", "grandmaster,random"], "unknown agent 'grandmaster'"),
-    (["tournament", "--bogus"], "unrecognized arguments: --bogus"),
+    pytest.param(["tournament", "--agents", "grandmaster,random"], "unknown agent 'grandmaster'",
+                 marks=pytest.mark.slow),
+    pytest.param(["tournament", "--bogus"], "unrecognized arguments: --bogus", marks=pytest.mark.slow),
     (["tournament", "--games", "0"], "--games must be at least 1"),
     (["tournament", "chess"], "unknown game 'chess'"),
     (["play", "happy", "--agents", "random,random", "--position", "happy-block; ends=1|9; hands=1-1 / 2-2"],
@@ -22,14 +27,17 @@ from harness_helpers import pipslab
     (["play", "happy", "--agents", "random"], "give 2 agents"),
     (["bench", "checkers"], "invalid choice"),
 ])
-@pytest.mark.slow
-def test_bad_input_is_one_line_and_nonzero_exit(args, message):
-    r = pipslab(*args)
-    assert r.returncode == 2
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, r.stderr
-    assert message in lines[0]
-    assert "Traceback" not in r.stderr
+def test_bad_input_is_one_line_and_nonzero_exit(capfd, args, message):
+    """Each through the CLI's main in this process (its exit status and stderr, warnings
+    included, as a process gives them, without a start-up each); the two in
+    BAD_INPUT_IN_A_PROCESS through a real ``pipslab`` process as well."""
+    runs = [pipslab_here(capfd, *args)] + ([pipslab(*args)] if args in BAD_INPUT_IN_A_PROCESS else [])
+    for r in runs:
+        assert r.returncode == 2
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1, r.stderr
+        assert message in lines[0]
+        assert "Traceback" not in r.stderr
 
 
 def test_play_prints_a_game(capsys):
