@@ -23,7 +23,8 @@ agent, k, n, value, low, high`` — ``pairing`` is a table's agents by side or `
   (blocked: losers' count minus winners'; out: losers' count) over decided games;
 * ``decided_by_k`` — blocked games with at least ``k`` kept placements: the perfect-play
   result was already the final one at every kept position from ``k`` placements before
-  the block on;
+  the block on (``decided_by_k_out``: the same for the comparison games, where a hand went
+  out);
 * ``closing_optimal`` — positions of blocked games where a closing move exists: one is
   among the best moves; per agent ``closes_when_optimal`` (it closed, given closing was
   optimal) and ``closes_when_not_optimal`` (it closed although closing was not optimal);
@@ -140,6 +141,16 @@ def summarize_study(tour: pd.DataFrame, games: pd.DataFrame, positions: pd.DataF
     for pairing, p in _groups(fish_pos):
         rows.extend(_closing(pairing, p))
         rows.extend(_regret(pairing, p))
+    # the comparison: the same measures where a hand went out
+    out_games = games[games["end"] == "out"] if len(games) else games
+    for pairing, g in _groups(out_games):
+        for k in range(1, before + 1):
+            have = g[g["kept"] >= k] if len(g) else g
+            rows.append(_share_row("decided_by_k_out", pairing,
+                                   int((have["decided_k"] >= k).sum()) if len(have) else 0, len(have), k=k))
+    out_pos = positions[positions["end"] == "out"] if len(positions) else positions
+    for pairing, p in _groups(out_pos):
+        rows.extend(_regret(pairing, p, suffix="_out"))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -190,16 +201,20 @@ def _closing(pairing: str, p: pd.DataFrame) -> List[dict]:
     return rows
 
 
-def _regret(pairing: str, p: pd.DataFrame) -> List[dict]:
+def _regret(pairing: str, p: pd.DataFrame, suffix: str = "") -> List[dict]:
+    """Per agent, over its decisions (two or more distinct moves); ``suffix="_out"`` for the
+    comparison positions, where only the three regret measures are kept."""
     if not len(p):
         return []
     decisions = p[p["choices"] >= 2]
     rows = []
     for agent, d in sorted(decisions.groupby("agent"), key=lambda kv: kv[0]):
         errors = d["regret_outcome"] > 0
-        rows.append(_share_row("error_rate", pairing, int(errors.sum()), len(d), agent))
-        rows.append(_mean_row("regret_outcome_mean", pairing, d["regret_outcome"], agent))
-        rows.append(_mean_row("regret_pips_mean", pairing, d["regret_pips"], agent))
+        rows.append(_share_row("error_rate" + suffix, pairing, int(errors.sum()), len(d), agent))
+        rows.append(_mean_row("regret_outcome_mean" + suffix, pairing, d["regret_outcome"], agent))
+        rows.append(_mean_row("regret_pips_mean" + suffix, pairing, d["regret_pips"], agent))
+        if suffix:
+            continue
         viewed = d[errors & d["view_regret"].notna()]
         if len(viewed):
             rows.append(_share_row("bad_move_share", pairing, int((viewed["view_regret"] > 0).sum()), len(viewed), agent))
@@ -274,6 +289,9 @@ def write_summary_md(path: Path, summary: pd.DataFrame, info: Dict) -> None:
     parts += ["## How early a fish is decided", "",
               "Share of blocked games whose perfect-play result was already the final one at every kept position "
               "from k placements before the block on:", "", _table(d, "k"), "", "![decided](decided.png)", ""]
+    dout = s[(s["question"] == "decided_by_k_out") & (s["pairing"] == ALL)]
+    if len(dout):
+        parts += ["For comparison, the games where a hand went out:", "", _table(dout, "k"), ""]
     parts += ["## Closing the game", ""]
     r = one("closing_optimal")
     if r is not None:
@@ -292,6 +310,12 @@ def write_summary_md(path: Path, summary: pd.DataFrame, info: Dict) -> None:
         wide = wide.reindex(order)
         parts += ["Agents ranked by outcome regret (lower is better):", "", wide.to_markdown(), "",
                   "![regret](regret.png)", ""]
+    cmp_rows = s[s["question"].isin(["error_rate", "error_rate_out", "regret_outcome_mean",
+                                     "regret_outcome_mean_out"]) & (s["pairing"] == ALL)]
+    if (cmp_rows["question"] == "error_rate_out").any():
+        wide = cmp_rows.assign(answer=[_fmt(x) for _, x in cmp_rows.iterrows()]).pivot(
+            index="agent", columns="question", values="answer")
+        parts += ["The same agents where a hand went out (the comparison sample):", "", wide.to_markdown(), ""]
     atomic_write_text(path, "\n".join(parts) + "\n")
 
 

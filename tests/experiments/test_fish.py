@@ -125,8 +125,9 @@ def test_the_answers_follow_from_the_rows(study):
     d1 = answer("decided_by_k", k=1)
     assert d1["value"] == pytest.approx((blocked["decided_k"] >= 1).mean())
     for agent in ("heaviest", "suits"):
-        mine = positions[(positions["agent"] == agent) & (positions["end"] == "fish") & (positions["choices"] >= 2)]
-        assert answer("error_rate", agent)["value"] == pytest.approx((mine["regret_outcome"] > 0).mean())
+        for end, question in (("fish", "error_rate"), ("out", "error_rate_out")):
+            mine = positions[(positions["agent"] == agent) & (positions["end"] == end) & (positions["choices"] >= 2)]
+            assert answer(question, agent)["value"] == pytest.approx((mine["regret_outcome"] > 0).mean())
 
 
 def test_closing_moves():
