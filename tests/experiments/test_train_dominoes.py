@@ -77,6 +77,7 @@ def test_a_short_seeded_run_beats_random_and_its_untrained_start(tmp_path):
         assert low > 0.5, (opponent, int(me["wins"]), int(me["games"]))
 
 
+@pytest.mark.slow
 def test_the_exploiter_trains_against_one_fixed_agent_and_reports_it(tmp_path):
     r = pipslab("train", "happy", "--exploit", "heaviest", "--hands", "128", "--batch-hands", "64", "--hidden", "16",
                 "--eval-games", "8", "--eval-every", "128", "--out", str(tmp_path / "x"), "--no-progress")
@@ -89,6 +90,7 @@ def test_the_exploiter_trains_against_one_fixed_agent_and_reports_it(tmp_path):
     assert (tmp_path / "x" / "curve.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_the_curve_runs_through_the_harness(tmp_path):
     r = pipslab("train", "triple", "--players", "3", "--hands", "64", "--batch-hands", "64", "--hidden", "16",
                 "--eval-games", "6", "--eval-against", "greedy", "--out", str(tmp_path / "t"), "--no-progress")
@@ -130,6 +132,7 @@ def test_bad_flags_give_one_line_and_exit_2(tmp_path, capfd, argv, message):
     assert not (tmp_path / "run" / "checkpoint.pt").exists()
 
 
+@pytest.mark.slow
 def test_bad_checkpoints_and_resumes_are_refused_with_one_line(tmp_path, capfd):
     """Every step through the CLI's main in this process (the same exit status and stderr
     as a process, without 2-3 s of imports each) but the garbage checkpoint, which a real
