@@ -229,7 +229,7 @@ def _pct(x: float) -> str:
 
 def _fmt(row) -> str:
     q = row["question"]
-    shares = not (q.endswith("_mean") or q.endswith("_median"))
+    shares = "_mean" not in q and "_median" not in q   # margin_fish_mean, regret_outcome_mean_out …
     f = _pct if shares else (lambda x: "nan" if x != x else f"{x:.3g}")
     interval = "" if row["low"] != row["low"] else f" [{f(row['low'])}, {f(row['high'])}]"
     return f"{f(row['value'])}{interval}"
