@@ -121,7 +121,6 @@ class GameStudy:
         self.settings = settings
         self.solver = Solver("margin", max_table=2_000_000)
         self.view_solver = Solver("margin", max_table=2_000_000)
-        self.teams = None
 
     def replay(self, game_id: int, recorded: Optional[dict] = None):
         """``(record, placements, final_state)``: placements are ``(state_before, seat, action)``."""
@@ -206,7 +205,7 @@ class GameStudy:
             "outcome_side0": outcome if side == 0 else -outcome,
         }
         row.update(self._view_values(game_id, k, state, seat, action, legal))
-        row["luck"] = outcome - row["view_value"] if row["view_value"] == row["view_value"] else float("nan")
+        row["luck"] = outcome - row["view_value"]   # nan without view samples
         return row
 
     def _view_values(self, game_id, k, state, seat, action, legal) -> dict:
