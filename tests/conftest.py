@@ -1,5 +1,13 @@
 import os
+import signal
 import sys
+
+# A suite started in the background by a non-interactive shell (``./test.sh &``) inherits
+# SIGINT ignored, and an ignored signal stays ignored across exec: the Ctrl-C tests'
+# pipslab processes would never see their Ctrl-C.  A Python handler is reset to the
+# default on exec, so the children get the ordinary KeyboardInterrupt again.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The tests live in tests/envs, tests/agents and tests/experiments (mirroring the packages)
 # and import the code as installed, ``pipslab.envs`` …; the helper modules they share
