@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from pipslab.envs.dominoes.common import action_name
-from pipslab.envs.dominoes.notation import parse_position, render
+from pipslab.envs.dominoes.notation import format_position, parse_position, render
 from pipslab.envs.dominoes.tiles import format_tiles
 from pipslab.envs.errors import PipslabError, excerpt
 
@@ -127,7 +127,8 @@ def find_puzzles(game: str, options: dict, agents, seed: int, n: int, before: in
                 puzzles.append(puzzle)
                 break
     return {"format": FORMAT, "version": VERSION, "game": game, "options": options,
-            "variant": spec.variant_label(options), "seed": seed, "agents": list(agents), "before": before,
+            "variant": spec.variant_label(options), "seed": seed, "agents": list(agents), "duplicate": False,
+            "before": before,
             "min_tiles": min_tiles, "games_played": played, "puzzles": puzzles}
 
 
@@ -158,7 +159,6 @@ def make_puzzle(solver, state) -> Optional[dict]:
         wrong.append({"move": action_name(v, acts[0]), "ids": acts, "result": RESULT[o], "margin": m})
     wrong.sort(key=lambda w: (-{"win": 1, "draw": 0, "loss": -1}[w["result"]], -w["margin"]))
     outcome, margin = split_value(group_value[winners[0]])
-    from pipslab.envs.dominoes.notation import format_position
     return {"position": format_position(state), "to_move": state.current_player,
             "side": v.teams[state.current_player], "goal": RESULT[outcome], "margin": margin,
             "answer": action_name(v, answer[0]), "answer_ids": answer,
