@@ -160,12 +160,11 @@ class StudyBlock:
         if self.study is None:
             self.setup()
         games, positions = [], []
-        t0 = time.perf_counter()
         for rec in records:
             g, rows = self.study.study(int(rec["game_id"]), rec)
             games.append(g)
             positions.extend(rows)
-        return block, games, positions, time.perf_counter() - t0
+        return block, games, positions
 
     def __getstate__(self):
         return {"task": self.task, "settings": self.settings, "study": None}
@@ -228,7 +227,7 @@ def run_study(ns):
         if given:
             raise PipslabError(f"--from studies an existing tournament: drop {', '.join(given)}")
         tour_dir = Path(ns.from_dir).resolve()
-        task, _manifest, _games = read_tournament(tour_dir)
+        task, _manifest, tour_games = read_tournament(tour_dir)
         game, options = task.game, task.options
         seed = task.seed if ns.seed is None else ns.seed
     else:
@@ -257,7 +256,7 @@ def run_study(ns):
         if targs is not None:
             run_tournament(targs)
             timings["tournament_s"] = round(time.perf_counter() - t0, 2)
-        task, _manifest, tour_games = read_tournament(tour_dir)
+            task, _manifest, tour_games = read_tournament(tour_dir)   # the records just played
         t1 = time.perf_counter()
         games, positions, studied = _study_blocks(run, task, settings, tour_games, workers, label)
         timings["study_s"] = round(time.perf_counter() - t1, 2)
@@ -310,7 +309,7 @@ def _study_blocks(run: Run, task: Task, settings: StudySettings, tour_games: pd.
         try:
             with run.executor(job, min(workers, len(todo))) as ex:
                 for batch in ex.run(iter(todo)):
-                    for b, games, positions, _secs in batch:
+                    for b, games, positions in batch:
                         # positions first: a block counts as done once its games part exists
                         atomic_write_text(parts / f"positions-{b:05d}.csv", pd.DataFrame(positions).to_csv(index=False))
                         atomic_write_text(parts / f"games-{b:05d}.csv", pd.DataFrame(games).to_csv(index=False))
