@@ -281,4 +281,5 @@ _BUILTIN_MODULES = [
     "pipslab.agents.search_backgammon",
     "pipslab.agents.backgammon",
     "pipslab.agents.neural",
+    "pipslab.agents.policies",
 ]

@@ -9,6 +9,16 @@ class IllegalActionError(PipslabError):
     """An action that is not legal in the current state."""
 
 
+class Forfeit(IllegalActionError):
+    """A seat's agent chose an action that is not legal: the game is forfeited by that
+    seat.  Carries the state before the move, the seat, the action and the moves played,
+    so a tournament can record the forfeit and go on."""
+
+    def __init__(self, message: str, state, seat: int, action, moves: int, seconds: float):
+        super().__init__(message)
+        self.state, self.seat, self.action, self.moves, self.seconds = state, seat, action, moves, seconds
+
+
 class PositionError(PipslabError):
     """A position string that cannot be parsed or describes an impossible position."""
 

@@ -42,6 +42,8 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     pay for torch, which only training needs."""
     chosen = next((a for a in argv if not a.startswith("-")), None)
     parser = _Parser(prog="pipslab", description="pipslab: self-play lab for dominoes and backgammon")
+    from pipslab import __version__
+    parser.add_argument("--version", action="version", version=f"pipslab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name, (module_name, help_text) in SUBCOMMANDS.items():

@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from pipslab.agents.base import Agent, Observation
-from pipslab.envs.errors import PipslabError, excerpt
+from pipslab.envs.errors import Forfeit, PipslabError, excerpt
 from pipslab.envs.game import GAMES, Game, Outcome
 
 __all__ = ["GAMES", "Game", "game_spec", "play_game", "seat_names", "add_option_flags", "flag_options_given",
@@ -98,6 +98,8 @@ def play_game(spec, options: dict, seat_agents: Sequence[Agent], deal_seed,
     """Play one game; returns ``(final_state, moves, seconds)``.
 
     ``on_move(state_before, player, action)`` is called before each action is applied.
+    An agent that returns an action that is not legal raises :class:`Forfeit` (the
+    tournament records the game as forfeited by that seat; elsewhere it is one line).
     """
     deal_rng = np.random.default_rng(deal_seed)
     agent_rng = np.random.default_rng(agent_seed)
@@ -116,6 +118,10 @@ def play_game(spec, options: dict, seat_agents: Sequence[Agent], deal_seed,
         agent = seat_agents[p]
         truth = state.clone() if agent.sees_hidden_state else None
         action = agent.act(Observation(p, state.observe(p), legal, num_actions, truth), agent_rng)
+        if action not in legal:
+            raise Forfeit(f"agent {agent.name!r} (seat {p}) chose {action!r}, not a legal action "
+                          f"(legal: {', '.join(map(str, legal))}): the game is forfeited",
+                          state, p, action, moves, time.perf_counter() - start)
         if on_move is not None:
             on_move(state, p, action)
         state.apply(action)

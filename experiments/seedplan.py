@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 import time
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
+import numpy as np
+
 from pipslab.agents.registry import make_agent
-from pipslab.envs.errors import PipslabError
+from pipslab.envs.errors import Forfeit, PipslabError
 
 from .games import game_spec, play_game
 
@@ -162,6 +165,7 @@ class GameRunner:
         self.play_seconds = 0.0   # wall time inside play_game (all of it, seeding included)
         self.solo = all(len(u) == 1 for u in self.units) and [u[0] for u in self.units] == list(range(len(self.units)))
         self._keys: Dict[int, dict] = {}
+        self._columns = None       # a finished game's columns, blank (a forfeit's record starts from it)
 
     def keys(self, n: int) -> dict:
         k = self._keys.get(n)
@@ -183,16 +187,67 @@ class GameRunner:
         seat_agents = new_seat_agents(seat_names, self.task.game)
         deal_seed, agent_seed = seeds(self.task.seed, deal, game_id)
         t0 = time.perf_counter()
-        state, moves, seconds = play_game(self.spec, self.options, seat_agents, deal_seed, agent_seed, on_move)
+        try:
+            state, moves, seconds = play_game(self.spec, self.options, seat_agents, deal_seed, agent_seed, on_move)
+        except Forfeit as lost:
+            self.play_seconds += time.perf_counter() - t0
+            rec = self.forfeit_record(game_id, deal, rot, seat_names, deal_seed, agent_seed, lost)
+            return rec, lost.state, seat_agents
         self.play_seconds += time.perf_counter() - t0
         rec = make_record(self, game_id, deal, rot, seat_names, deal_seed, agent_seed, state, moves, seconds)
+        if self._columns is None:
+            self._columns = _blank(rec)
         return rec, state, seat_agents
+
+    def forfeit_record(self, game_id, deal, rot, seat_names, deal_seed, agent_seed, lost: Forfeit) -> dict:
+        """The record of a game forfeited by ``lost.seat`` (an illegal action): ``result``
+        is ``"forfeit"``, the seat's side gets the game's worst return and the other sides
+        share its opposite; the columns only a finished game has are left empty.  The
+        record has every column of a finished game's (the first time, learnt from the same
+        deal played by ``random`` seats), so the file's header is the same either way."""
+        from pipslab.envs.pettingzoo_env import worst_return
+        if self._columns is None:
+            template = play_game(self.spec, self.options, new_seat_agents(["random"] * len(seat_names), self.task.game),
+                                 deal_seed, agent_seed)
+            self._columns = _blank(make_record(self, game_id, deal, rot, seat_names, deal_seed, agent_seed, *template))
+        worst = worst_return(self.spec, self.options)
+        loser = next(j for j, u in enumerate(self.units) if lost.seat in u)
+        share = -worst / (len(self.units) - 1)
+        returns = [0.0] * len(seat_names)
+        for j, unit in enumerate(self.units):
+            for s in unit:
+                returns[s] = worst if j == loser else share
+        _, top = outcome([returns[u[0]] for u in self.units])
+        keys = self.keys(len(seat_names))
+        rec = dict(self._columns)
+        rec.update({
+            "game_id": game_id, "game": self.task.game, "variant": self.label, "options": self.task.options_json,
+            "deal_id": deal, "rotation": rot, "deal_seed": f"{deal_seed[0]}-{deal_seed[1]}-{deal_seed[2]}",
+            "agent_seed": f"{agent_seed[0]}-{agent_seed[1]}-{agent_seed[2]}", "players": len(seat_names),
+            "moves": lost.moves, "result": "forfeit", "duration_s": round(lost.seconds, 6)})
+        rec.update(zip(keys["seat"], seat_names))
+        winners = [s for j in top for s in self.units[j]]
+        rec["winner_seat"] = winners[0] if len(top) == 1 else -1
+        rec["winner"] = seat_names[winners[0]] if len(top) == 1 else ""
+        rec["winners"] = " ".join(map(str, sorted(winners)))
+        rec.update(zip(keys["return"], returns))
+        if keys["points"][0] in rec:
+            rec.update(zip(keys["points"], returns))
+        sys.stderr.write(f"warning: game {game_id}: {lost}\n")
+        return rec
 
     def record(self, game_id: int) -> dict:
         return self.play(game_id)[0]
 
     def records(self, ids: Sequence[int]) -> List[dict]:
         return [self.play(i)[0] for i in ids]
+
+
+def _blank(record: dict) -> dict:
+    """``record``'s columns with "no value" of each one's type: a number nan, a flag False,
+    text empty (what a forfeited game has where a finished one has its result)."""
+    return {k: False if isinstance(v, (bool, np.bool_)) else ("" if isinstance(v, str) else float("nan"))
+            for k, v in record.items()}
 
 
 def outcome(unit_returns: Sequence[float]) -> Tuple[str, List[int]]:

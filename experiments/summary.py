@@ -39,6 +39,7 @@ def unit_rows(games: pd.DataFrame, units: Sequence[Sequence[int]]) -> pd.DataFra
     blocked = _col(games, "blocked", False).astype(bool)
     gammon = _col(games, "gammon", False).fillna(False).astype(bool)
     backgammon = _col(games, "backgammon", False).fillna(False).astype(bool)
+    forfeit = _col(games, "result", "") == "forfeit"
     parts = []
     for j, unit in enumerate(units):
         others = [pips[k] for k in range(len(units)) if k != j]
@@ -52,6 +53,7 @@ def unit_rows(games: pd.DataFrame, units: Sequence[Sequence[int]]) -> pd.DataFra
             "pips_left": pips[j], "opp_pips_left": opp, "pip_diff": pips[j] - opp,
             "points": _unit_value(games, "points_", unit, "mean"),
             "blocked": blocked, "gammon": gammon, "backgammon": backgammon,
+            "forfeit": forfeit & ~top,
         }))
     return pd.concat(parts, ignore_index=True)
 
@@ -89,6 +91,7 @@ def summarize(games: pd.DataFrame, agent_names: List[str], units: Sequence[Seque
     has_blocked = "blocked" in games.columns
     has_gammon = "gammon" in games.columns or "backgammon" in games.columns
     has_points = any(c.startswith("points_") for c in games.columns)
+    has_forfeits = bool(rows["forfeit"].any())   # the column only appears when an agent forfeited
     out = []
     by_agent = dict(tuple(rows.groupby("agent", sort=False)))
     for name in agent_names:
@@ -114,6 +117,8 @@ def summarize(games: pd.DataFrame, agent_names: List[str], units: Sequence[Seque
             row["backgammon_rate"] = _rate(s["win"] & s["backgammon"], n)
             row["gammon_loss_rate"] = _rate(s["loss"] & s["gammon"], n)
             row["backgammon_loss_rate"] = _rate(s["loss"] & s["backgammon"], n)
+        if has_forfeits:
+            row["forfeits"] = int(s["forfeit"].sum())
         out.append(row)
     return pd.DataFrame(out)
 

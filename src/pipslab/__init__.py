@@ -1,11 +1,19 @@
 """pipslab: a self-play training and evaluation lab for dominoes and backgammon.
 
-``import pipslab`` registers the Gymnasium ids (``pipslab/HappyDominoes-v0``,
-``pipslab/TroshinDominoes-v0``, ``pipslab/TripleDominoes-v0``, ``pipslab/Backgammon-v0``),
-so ``gymnasium.make("pipslab:pipslab/HappyDominoes-v0")`` works with no other import.
+The Python API (``docs/api.md``)::
+
+    import pipslab
+    env = pipslab.make_env("happy", mode="block", opponents="heaviest")   # a Gymnasium env
+    agent = pipslab.make_agent("pimc:samples=20", "happy")               # any agent spec
+    net = pipslab.load_net("happy-block")                                # policy(), value()
+    tables = pipslab.tournament("happy", ["net", "heaviest"], games=200, seed=1)
+    tables.summary                                                       # a DataFrame
+
+``import pipslab`` also registers the Gymnasium ids (``pipslab/HappyDominoes-v0``,
+``pipslab/TroshinDominoes-v0``, ``pipslab/TripleDominoes-v0``, ``pipslab/Backgammon-v0``).
 The code lives in three subpackages, following the rules -> envs -> agents -> experiments
-layering: :mod:`pipslab.envs` (rules engines and their envs), :mod:`pipslab.agents` and
-:mod:`pipslab.experiments` (harness, training, the ``pipslab`` CLI).
+layering: :mod:`pipslab.envs`, :mod:`pipslab.agents` and :mod:`pipslab.experiments`; the
+API's names are loaded on first use, so ``import pipslab`` stays light.
 """
 import os as _os
 import sys as _sys
@@ -13,6 +21,7 @@ import sys as _sys
 try:
     from . import envs  # noqa: F401  (registers the Gymnasium ids)
     from . import agents  # noqa: F401  (lets the envs make opponents by name: pipslab.envs.opponents)
+    from .envs.game import get_game  # noqa: F401
 except KeyboardInterrupt:
     # Ctrl-C while the ``pipslab`` command is still importing (before its main() can catch
     # it): the command's one line and status 130, as everywhere else.  Inside a user's own
@@ -22,4 +31,22 @@ except KeyboardInterrupt:
         raise SystemExit(130) from None
     raise
 
-__version__ = "0.1.0"
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("pipslab")
+    except PackageNotFoundError:   # a source tree on sys.path, not installed
+        return "0+unknown"
+
+
+__version__ = _version()
+_API = ("make_env", "make_agent", "load_net", "tournament", "register_policy")
+__all__ = ["get_game", "__version__", *_API]
+
+
+def __getattr__(name):
+    if name in _API:
+        from .experiments import api
+        return getattr(api, name)
+    raise AttributeError(f"module 'pipslab' has no attribute {name!r}")
