@@ -14,8 +14,9 @@ the lowest id), or drawn from the masked policy with the game's ``rng`` (``sampl
   from the readable parts of sb3's ``data`` file, the weights with
   ``torch.load(..., weights_only=True)``, and the policy is rebuilt for the game's own
   spaces — so a model that does not fit the game is refused with one line.
-* ``torch:path=MODULE.pt`` — a TorchScript module (``torch.jit.save``) called as
-  ``module(observation[1, size], mask[1, actions]) -> logits[1, actions]``.
+* ``torch:path=MODULE.pt`` — a TorchScript module (``torch.jit.save``; or ``MODULE.pt2``
+  of ``torch.export.save``) called as ``module(observation[1, size], mask[1, actions]) ->
+  logits[1, actions]``.
 * a callable ``act(observation, mask, rng) -> action`` given to :func:`register_policy`
   in a file loaded with ``--import FILE.py``.
 
@@ -146,14 +147,22 @@ def _cached(kind: str, path: str, load: Callable[[Path], Any], what: str):
 
 # ------------------------------------------------------------------ TorchScript
 def load_torchscript(path: str):
-    """A TorchScript module from ``path`` (one line for a missing or foreign file)."""
+    """A TorchScript module from ``path`` (``.pt2``: a ``torch.export`` program), one line for
+    a missing or foreign file."""
     def load(p: Path):
+        import warnings
+
         import torch
         try:
-            module = torch.jit.load(str(p), map_location="cpu")
+            with warnings.catch_warnings():          # TorchScript's deprecation notice, once per file
+                warnings.simplefilter("ignore", DeprecationWarning)
+                if p.suffix == ".pt2":
+                    return torch.export.load(str(p)).module()
+                module = torch.jit.load(str(p), map_location="cpu")
         except Exception as exc:  # noqa: BLE001
-            raise PipslabError(f"torch: {p} is not a TorchScript module file "
-                               f"({type(exc).__name__}; save one with torch.jit.save(torch.jit.script(model)))") from None
+            raise PipslabError(f"torch: {p} is not a TorchScript (.pt) or torch.export (.pt2) module file "
+                               f"({type(exc).__name__}; save one with torch.jit.save(torch.jit.script(model)) "
+                               f"or torch.export.save)") from None
         module.eval()
         return module
     return _cached("torch", path, load, "TorchScript")
