@@ -107,6 +107,7 @@ from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES
 
 from . import training
+from .imports import import_specs, import_user_modules
 from .ratings import wilson_interval
 from .training import TrainingInterrupted
 
@@ -768,7 +769,9 @@ def add_arguments(p, game: str = "happy") -> None:
     p.add_argument("--vf-coef", type=float, default=None)
     p.add_argument("--self-play", type=float, default=None, help=f"share of pure self-play hands (default {d.self_play})")
     p.add_argument("--league", type=_spec_list, default=None,
-                   help=f"built-in league agents (default {','.join(d.league)})")
+                   help=f"league agents: any agent spec (default {','.join(d.league)})")
+    p.add_argument("--import", dest="imports", action="append", default=None, metavar="MODULE",
+                   help="import a module or .py file first (it may register agents for --league/--exploit)")
     p.add_argument("--snapshot-every", type=int, default=None, help="updates between frozen snapshots")
     p.add_argument("--max-snapshots", type=int, default=None)
     p.add_argument("--pfsp-power", type=float, default=None)
@@ -805,6 +808,8 @@ def args_from_namespace(ns, game: str) -> TrainArgs:
 
 
 def run(ns) -> int:
+    import_user_modules(import_specs(getattr(ns, "imports", None) or ()))   # before the specs naming its agents are checked
+    ns.imports = None
     args = args_from_namespace(ns, ns.game)
     try:
         result = train(args)

@@ -235,3 +235,18 @@ def test_a_torch_export_program_plays(tmp_path):
     torch.export.save(torch.export.export(Linear(), (torch.zeros(1, 111), torch.zeros(1, 58, dtype=torch.int8))), path)
     t = pipslab.tournament("happy", [f"torch:path={path}", "random"], games=4, seed=1)
     assert int(t.summary["games"].iloc[0]) == 4
+
+
+@pytest.mark.slow
+def test_your_bots_are_league_opponents_of_the_trainer(tmp_path, sb3_model, capsys):
+    model, _ = sb3_model
+    bot = tmp_path / "leaguebot.py"
+    bot.write_text("import numpy as np\nimport pipslab\n\n"
+                   "def act(observation, mask, rng):\n    return int(np.flatnonzero(mask)[-1])\n\n"
+                   "pipslab.register_policy('leaguebot', act)\n")
+    out = tmp_path / "train"
+    assert main(["train", "happy", "--hands", "512", "--batch-hands", "256", "--import", str(bot),
+                 "--league", f"leaguebot,sb3:path={model}", "--eval-games", "10",
+                 "--eval-against", f"leaguebot,sb3:path={model}", "--out", str(out), "--no-progress"]) == 0
+    curve = pd.read_csv(out / "curve.csv")
+    assert {"leaguebot", f"sb3:path={model}"} <= set(curve["opponent"])

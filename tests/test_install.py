@@ -30,6 +30,9 @@ for i in ids:
     assert obs["action_mask"].any(), i
     e.close()
 assert pipslab.envs.__name__ == "pipslab.envs" and envs.__name__ == "envs"
+from importlib.metadata import version
+assert pipslab.__version__ == version("pipslab"), pipslab.__version__
+assert callable(pipslab.tournament) and callable(pipslab.make_env)      # the API at the root
 print("OK", len(ids), " ".join(ids))
 """
 
@@ -63,3 +66,7 @@ def test_installs_beside_other_envs_and_agents_packages(tmp_path):
     r = subprocess.run([str(py), "-c", CHECK], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert r.returncode == 0 and r.stdout.startswith("OK"), r.stderr[-3000:]
     assert "pipslab/Backgammon-v0" in r.stdout and "pipslab/TripleDominoes-v0" in r.stdout
+    # the README's example commands work from the installed package, outside any checkout
+    r = subprocess.run([str(py), "-m", "pipslab.experiments.examples.maskable_ppo_happy", "--help"],
+                       capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert r.returncode == 0 and "--steps" in r.stdout, r.stderr[-2000:]
