@@ -63,3 +63,44 @@ def run(args) -> int:
     for i, r in enumerate(rows, 1):
         print(f"{i:4d}. {r['move']:<{width}}  {r['position_id']}")
     return 0
+
+
+class PlayValue:
+    """The cubeless money equity, for the player who just moved, of afterstates (``k x 26``
+    boards from his side, as the ``position_id`` of :func:`list_plays`): a backgammon
+    evaluator by name (``td``, ``pubeval``, ``gnubg``, ``rollout:N`` …, see
+    :mod:`pipslab.agents.evaluators`: its ``values`` of the position with the opponent on
+    roll, for ``OPPONENT``), or the searched value of an ``expectimax:plies=N,eval=E`` agent
+    (``ExpectimaxAgent.value``).  ``playouts``: the games a rollout evaluator plays out per
+    afterstate (0 for none), to bound the work before it starts."""
+
+    def __init__(self, spec: str = "td"):
+        from pipslab.agents.evaluators import make_evaluator
+        from pipslab.envs.backgammon.game import ROLLS
+        self.spec = spec
+        self.search = None
+        self.plies = 0
+        if spec.partition(":")[0].strip() == "expectimax":
+            from pipslab.agents.registry import make_agent
+            self.search = make_agent(spec, "backgammon")
+            self.evaluator, self.plies = self.search.evaluator, self.search.plies
+        else:
+            self.evaluator = make_evaluator("backgammon", spec)
+        self.playouts = getattr(self.evaluator, "rollouts", 0) * len(ROLLS) ** self.plies
+
+    def __call__(self, rows):
+        import numpy as np
+        from pipslab.agents.backgammon_value import swap
+        from pipslab.agents.evaluators import OPPONENT
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1, 26)
+        if self.search is not None:
+            return np.array([self.search.value(r, self.plies) for r in rows], dtype=float)
+        return np.asarray(self.evaluator.values(swap(rows), OPPONENT), dtype=float)
+
+
+def rank_plays(rows: list, value) -> list:
+    """:func:`list_plays`'s rows, each with the ``equity`` ``value`` (a :class:`PlayValue`)
+    gives its ``position_id``, best first (equal equities in the order of the list)."""
+    boards = [Position.from_id(r["position_id"]) for r in rows]
+    ranked = [dict(r, equity=float(e)) for r, e in zip(rows, value(boards))]
+    return sorted(ranked, key=lambda r: -r["equity"])

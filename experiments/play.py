@@ -142,17 +142,13 @@ def replay(ns) -> int:
 
     record = None
     if ns.from_dir:
-        record, path = _read_record(Path(ns.from_dir), ns.replay)
+        record, path = read_record(Path(ns.from_dir), ns.replay)
         game = record["game"]
         if ns.game is not None and ns.game != game:
             raise PipslabError(f"game {ns.replay} in {path} is {game}, not {ns.game}")
         options, names = record["options"], record["names"]
         deal_seed, agent_seed = record["deal_seed"], record["agent_seed"]
-        spec = game_spec(game)
-        players = spec.players(options)
-        if players != len(names):
-            raise PipslabError(f"game {ns.replay} in {path} is damaged: players={len(names)}, but "
-                               f"{spec.variant_label(options)} has {players} seats")
+        spec = record_spec(record, ns.replay, path)
     else:
         if ns.game is None or not ns.agents:
             raise PipslabError("--replay needs --from DIR, or GAME with --seed and --agents (one per seat)")
@@ -171,20 +167,7 @@ def replay(ns) -> int:
          + ", ".join(f"seat {s} {a.name}" for s, a in enumerate(agents)))
     state, moves = _play_printed(spec, options, agents, deal_seed, agent_seed, emit)
     if record is not None:
-        out = spec.outcome(state)
-        mismatches = []
-        if record["moves"] != moves:
-            mismatches.append(f"moves {moves} (recorded {record['moves']})")
-        for s, p in enumerate(out.pips_left or []):
-            recorded = record["pips_left"].get(s)
-            if recorded is not None and recorded != int(p):
-                mismatches.append(f"seat {s} pips {p} (recorded {recorded})")
-        for s, r in enumerate(out.returns):
-            recorded = record["returns"].get(s)
-            if recorded is not None and recorded != float(r):
-                mismatches.append(f"seat {s} return {r} (recorded {recorded})")
-        if mismatches:
-            raise PipslabError(f"the replay of game {ns.replay} differs from its record: {'; '.join(mismatches)}")
+        check_replay(record, ns.replay, spec, state, moves)
         result = record["result"]
         winner = ""
         if result == "win" and record["winner_seat"] is not None:
@@ -192,6 +175,35 @@ def replay(ns) -> int:
         emit(f"replay matches the record: {moves} moves, {result or 'no result recorded'}{winner}")
     _write_out(ns, lines)
     return 0
+
+
+def record_spec(record: dict, game_id: int, path):
+    """The game of a record (:func:`read_record`), checked to seat as many agents as it names."""
+    spec = game_spec(record["game"])
+    players = spec.players(record["options"])
+    if players != len(record["names"]):
+        raise PipslabError(f"game {game_id} in {path} is damaged: players={len(record['names'])}, but "
+                           f"{spec.variant_label(record['options'])} has {players} seats")
+    return spec
+
+
+def check_replay(record: dict, game_id: int, spec, state, moves: int) -> None:
+    """Raise one line when a replayed game (its final ``state`` and number of ``moves``)
+    differs from its record: the moves, a seat's pips left or return."""
+    out = spec.outcome(state)
+    mismatches = []
+    if record["moves"] != moves:
+        mismatches.append(f"moves {moves} (recorded {record['moves']})")
+    for s, p in enumerate(out.pips_left or []):
+        recorded = record["pips_left"].get(s)
+        if recorded is not None and recorded != int(p):
+            mismatches.append(f"seat {s} pips {p} (recorded {recorded})")
+    for s, r in enumerate(out.returns):
+        recorded = record["returns"].get(s)
+        if recorded is not None and recorded != float(r):
+            mismatches.append(f"seat {s} return {r} (recorded {recorded})")
+    if mismatches:
+        raise PipslabError(f"the replay of game {game_id} differs from its record: {'; '.join(mismatches)}")
 
 
 # ------------------------------------------------------------------ reading a record
@@ -239,7 +251,7 @@ def _read_manifest(folder: Path) -> None:
     _import(imports)
 
 
-def _read_record(folder: Path, game_id: int):
+def read_record(folder: Path, game_id: int):
     """The record of ``game_id`` in ``folder/games.csv``, every field checked: a damaged
     file or row (torn, a missing column, bad JSON, wrong types) is one line naming it."""
     from .seedplan import parse_seed_text

@@ -1,7 +1,8 @@
-"""``pipslab serve``: a play page where a person plays any game against any agents.
+"""``pipslab serve``: a play page where a person plays any game against any agents, and an
+analysis board.
 
-``pipslab serve [--host 127.0.0.1] [--port 8000]`` (``--port 0``: a free port, printed)
-serves a page (``experiments/web/``) that draws the table or board as SVG from the
+``pipslab serve [--host 127.0.0.1] [--port 8000] [--from DIR]`` (``--port 0``: a free port,
+printed) serves a page (``experiments/web/``) that draws the table or board as SVG from the
 person's own view, offers the legal moves as buttons (nothing else can be clicked into a
 move), shows the game log and, at the end, the result with every seat's pips left.
 
@@ -25,6 +26,16 @@ person's seat — never from the full state — plus the public log (each move's
 backgammon's rolls) and, once the game is over, the outcome with the pips left and the
 hands turned up (as the text render does at the end; the boneyard stays hidden).
 
+**The analysis board** (``/analyze``; :data:`SOLVE_MAX_NODES`, :data:`SOLVE_SECONDS` and
+:data:`MAX_PLAYOUTS` bound the work of one request): paste a domino position and see every
+legal move's exact value and the principal line — ``pipslab solve --json``'s dict
+(:func:`pipslab.experiments.solve.solve_position`), every hand open — or a backgammon
+Position ID and dice and see every legal play (``pipslab moves``) ranked by an evaluator's
+cubeless equity for the mover (:class:`pipslab.experiments.moves.PlayValue`).  With
+``--from DIR`` (a tournament's output folder) it steps through a recorded game, replayed
+and checked against its record as ``pipslab play --replay ID --from DIR`` does, with those
+annotations at every position and the move played marked.
+
 The JSON API (every error is ``{"error": "one clear line"}`` with a 4xx status):
 
 * ``GET /api/games`` — the games, their options and the agents that play each;
@@ -35,7 +46,20 @@ The JSON API (every error is ``{"error": "one clear line"}`` with a 4xx status):
   their names; only on the person's turn), ``log``, ``result`` (when over);
 * ``POST /api/games/ID/move`` ``{"action": id}`` -> the same, once the agents have played up
   to the person's next turn or the end (an action that is not legal now: 400, naming the
-  legal ones; not the person's turn, or the game over: 409; no such game: 404).
+  legal ones; not the person's turn, or the game over: 409; no such game: 404);
+* ``POST /api/analyze`` ``{"position": "<domino position>"}`` -> what ``pipslab solve
+  "<position>" --json`` prints (``moves``: each ``action``, ``move``, ``value``, ``result``,
+  ``margin``; ``best_moves``, ``line`` …); a position over the limits: 422;
+  ``{"position_id": ID, "dice": [a, b], "eval": "td"}`` -> ``{"position_id", "dice", "eval",
+  "plays": [{"move", "position_id", "next_position_id", "equity"}, … best first], "board"}``
+  (``eval``: any backgammon evaluator, ``td`` by default, or ``expectimax:plies=N,eval=E``);
+* ``GET /api/evaluators`` -> ``{"backgammon": [names], "default": "td"}``;
+* ``GET /api/records`` -> ``{"from": DIR, "games": [{"id", "game", "variant", "agents",
+  "moves", "result", "winner"}]}`` (404 without ``--from``);
+* ``GET /api/records/ID`` -> the game replayed: ``steps``, one per move (backgammon: per
+  turn), each with the ``seat``, ``agent``, ``move``, a text ``board`` and what to analyze:
+  ``position`` and ``action`` (dominoes), or ``position_id``, ``roll`` and ``played_id``, the
+  Position ID the play led to from the mover's side (backgammon).
 
 Games live in memory: at most :data:`MAX_GAMES`; a new game beyond that ends the game
 least recently used.
@@ -60,13 +84,19 @@ from pipslab.envs.errors import PipslabError, excerpt
 
 from .games import GAMES, game_spec, play_game
 
-__all__ = ["add_arguments", "run", "make_app", "start_server", "GameSession", "WebHuman", "MAX_GAMES"]
+__all__ = ["add_arguments", "run", "make_app", "start_server", "analyze", "GameSession", "WebHuman", "MAX_GAMES",
+           "SOLVE_MAX_NODES", "SOLVE_SECONDS", "MAX_PLAYOUTS"]
 
 WEB = Path(__file__).resolve().parent / "web"
 MAX_GAMES = 64
 MAX_BODY = 64 * 1024          # bytes of a request body
 WAIT_S = 20.0                 # how long a request waits for the agents before answering "waiting"
 SEAT_NAMES_BACKGAMMON = ("X", "O")
+SOLVE_MAX_NODES = 20_000_000  # the analysis board's solver stops here (a few seconds) …
+SOLVE_SECONDS = 20.0          # … or here; the position is then refused (422)
+MAX_PLAYOUTS = 2_000          # games a rollout evaluator may play out for one request
+DEFAULT_EVAL = "td"
+MAX_REPLAYS = 16              # replayed tournament games kept in memory
 
 
 class ApiError(Exception):
@@ -335,6 +365,167 @@ class GameSession:
         return [self._move_json(obs.view, a) for a in obs.legal_actions]
 
 
+# ------------------------------------------------------------------ the analysis board
+_SOLVER_LOCK = threading.Lock()   # one solve at a time: each may use a core and its table ~100 MB
+ANALYZE_HELP = ('give {"position": "<domino position>"} or {"position_id": "<GNU BG Position ID>", '
+                '"dice": [a, b], "eval": "td"}')
+
+
+def analyze(body: Dict[str, Any]) -> Dict[str, Any]:
+    """``POST /api/analyze``: a domino position solved, or a backgammon roll's plays ranked."""
+    from .moves import PlayValue, list_plays, rank_plays
+    from .solve import solve_position
+    if "position" in body:
+        _only(body, {"position"})
+        text = body["position"]
+        if not isinstance(text, str) or not text.strip():
+            raise ApiError(400, "\"position\" must be a domino position string, e.g. "
+                                "\"happy-block; turn=0; ends=1|0; hands=2-2 / 0-0 0-2\"")
+        with _SOLVER_LOCK:
+            data = solve_position(text, time_limit=SOLVE_SECONDS, max_nodes=SOLVE_MAX_NODES)
+        if not data["complete"]:
+            raise ApiError(422, f"the position is too large for the analysis board: the solver was {data['stopped']} "
+                                f"after {data['moves_proven']} of {data['moves_total']} moves "
+                                "(pipslab solve takes any limit)")
+        return data
+    if "position_id" in body:
+        _only(body, {"position_id", "dice", "eval"})
+        pid, dice, spec = body["position_id"], body.get("dice"), body.get("eval", DEFAULT_EVAL)
+        if not isinstance(pid, str):
+            raise ApiError(400, "\"position_id\" must be a GNU BG Position ID, e.g. \"4HPwATDgc/ABMA\"")
+        if not (isinstance(dice, list) and len(dice) == 2
+                and all(isinstance(d, int) and not isinstance(d, bool) for d in dice)):
+            raise ApiError(400, f"\"dice\" must be two dice 1-6, e.g. [3, 1], got {excerpt(json.dumps(dice))}")
+        if not isinstance(spec, str) or not spec.strip():
+            raise ApiError(400, f"\"eval\" must name an evaluator, e.g. \"{DEFAULT_EVAL}\"")
+        plays = list_plays(pid, dice)
+        value = PlayValue(spec.strip())
+        if value.playouts * len(plays) > MAX_PLAYOUTS:
+            raise ApiError(422, f"eval {excerpt(spec)} would play out {value.playouts * len(plays):,} games for the "
+                                f"{len(plays)} plays; the analysis board plays at most {MAX_PLAYOUTS:,}")
+        return {"position_id": _id(pid), "dice": dice, "eval": spec.strip(), "plays": rank_plays(plays, value),
+                "board": _backgammon_board(pid, dice)}
+    raise ApiError(400, ANALYZE_HELP)
+
+
+def _only(body: Dict[str, Any], fields: set) -> None:
+    unknown = sorted(set(body) - fields)
+    if unknown:
+        raise ApiError(400, f"unknown field(s) {', '.join(map(repr, unknown))}; {ANALYZE_HELP}")
+
+
+def _id(position_id: str) -> str:
+    from pipslab.envs.backgammon import Position
+    return Position.from_id(position_id).id
+
+
+def _backgammon_board(position_id: str, dice) -> str:
+    """The position as text, the player on roll as X (seat 0)."""
+    from pipslab.envs.backgammon.game import BackgammonState
+    return BackgammonState.from_position_id(position_id, dice).render()
+
+
+def _evaluator_menu() -> Dict[str, Any]:
+    """The backgammon evaluators the page offers (``gnubg`` only with gnubg-nn installed)."""
+    import importlib.util
+    from pipslab.agents.evaluators import evaluator_names
+    names = [n for n in evaluator_names("backgammon") if n != "gnubg" or importlib.util.find_spec("gnubg_nn")]
+    names.sort(key=lambda n: n != DEFAULT_EVAL)
+    return {"backgammon": names + ["expectimax:plies=1,eval=td", "expectimax:plies=2,eval=td"],
+            "default": DEFAULT_EVAL}
+
+
+def _step_recorder(spec, names: Sequence[str], steps: List[Dict[str, Any]]):
+    """``on_move`` for :func:`play_game` that appends the game's steps: each move with the
+    position to analyze (dominoes: the position string, every hand in it), or each
+    backgammon turn with its Position ID, roll and the Position ID the play led to."""
+    family = getattr(spec, "family", "")
+
+    def on_move(state, player: int, action: int) -> None:
+        if family == "backgammon":
+            if not steps or "played_id" in steps[-1]:    # the turn's first checker
+                steps.append({"seat": player, "agent": names[player], "roll": [int(d) for d in state.roll],
+                              "position_id": state.position.id, "board": spec.render(state)})
+            after = state.clone()
+            after.apply(action)
+            if after.is_terminal or after.current_player != player:
+                steps[-1]["played_id"] = after.position_from(player).id
+            return
+        step = {"seat": player, "agent": names[player], "move": spec.action_name(state, action),
+                "action": int(action), "board": spec.render(state)}
+        if family == "dominoes":
+            from pipslab.envs.dominoes.notation import format_position
+            step["position"] = format_position(getattr(state, "hand", state))   # a match: the hand in play
+        steps.append(step)
+    return on_move
+
+
+class _Records:
+    """A tournament folder's games (``--from DIR``), listed from games.csv; each is replayed
+    on request with fresh agents and its seeds and checked against its record (as
+    ``pipslab play --replay ID --from DIR``), the last :data:`MAX_REPLAYS` kept."""
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        path = self.folder / "games.csv"
+        if not self.folder.is_dir():
+            raise PipslabError(f"--from {excerpt(str(folder))} is not a folder")
+        if not path.is_file():
+            raise PipslabError(f"--from {excerpt(str(folder))}: no games.csv in it (a tournament's output folder)")
+        from .tournament import read_games
+        try:
+            rows = read_games(path).to_dict("records")
+            self.games = [{"id": int(r["game_id"]), "game": str(r["game"]), "variant": str(r.get("variant", "")),
+                           "agents": [str(r[f"seat{s}"]) for s in range(int(r["players"]))],
+                           "moves": _plain(r.get("moves")), "result": str(r.get("result", "")),
+                           "winner": str(r.get("winner", ""))} for r in rows]
+        except (KeyError, ValueError, TypeError, OSError) as exc:
+            raise PipslabError(f"{path} is not a tournament's games.csv ({type(exc).__name__}: "
+                               f"{excerpt(str(exc))})") from None
+        self._ids = {g["id"] for g in self.games}
+        self._lock = threading.Lock()
+        self._replays: "OrderedDict[int, Dict[str, Any]]" = OrderedDict()
+
+    def listing(self) -> Dict[str, Any]:
+        return {"from": str(self.folder), "games": self.games}
+
+    def game(self, text: str) -> Dict[str, Any]:
+        gid = int(text) if text.isdigit() else None
+        if gid not in self._ids:
+            raise ApiError(404, f"no game {excerpt(text)} in {self.folder / 'games.csv'} "
+                                f"(ids {min(self._ids, default=0)}..{max(self._ids, default=0)})")
+        with self._lock:
+            if gid in self._replays:
+                self._replays.move_to_end(gid)
+                return self._replays[gid]
+        out = self._replay(gid)
+        with self._lock:
+            self._replays[gid] = out
+            while len(self._replays) > MAX_REPLAYS:
+                self._replays.popitem(last=False)
+        return out
+
+    def _replay(self, gid: int) -> Dict[str, Any]:
+        from .moves import list_plays
+        from .play import check_replay, read_record, record_spec
+        from .seedplan import new_seat_agents
+        record, path = read_record(self.folder, gid)
+        spec = record_spec(record, gid, path)
+        names, options = record["names"], record["options"]
+        steps: List[Dict[str, Any]] = []
+        state, moves, _ = play_game(spec, options, new_seat_agents(names, record["game"]), record["deal_seed"],
+                                    record["agent_seed"], _step_recorder(spec, names, steps))
+        check_replay(record, gid, spec, state, moves)
+        for step in steps:
+            if "played_id" in step:   # backgammon: the play's name, from the roll's legal plays
+                plays = list_plays(step["position_id"], step["roll"])
+                step["move"] = next(p["move"] for p in plays if p["position_id"] == step["played_id"])
+        return {"id": gid, "game": record["game"], "label": spec.variant_label(options),
+                "family": getattr(spec, "family", ""), "agents": names, "moves": moves, "result": record["result"],
+                "winner_seat": record["winner_seat"], "winner": record["winner"], "steps": steps,
+                "end": spec.render(state)}
+
+
 # ------------------------------------------------------------------ the app
 def _games_catalogue() -> List[Dict[str, Any]]:
     out = []
@@ -425,14 +616,16 @@ class _Games:
             self._games.clear()
 
 
-def make_app(wait: float = WAIT_S):
-    """The WSGI app (Bottle): the page, its assets and the JSON API of the module docstring.
-    ``app.games`` holds the games."""
+def make_app(wait: float = WAIT_S, from_dir=None):
+    """The WSGI app (Bottle): the pages, their assets and the JSON API of the module
+    docstring.  ``app.games`` holds the games; ``from_dir``: a tournament folder whose
+    games the analysis board steps through (``--from``)."""
     import bottle
 
     app = bottle.Bottle()
     games = _Games()
     app.games = games
+    records = None if from_dir is None else _Records(from_dir)
 
     def api(handler):
         """JSON in and out; ApiError and PipslabError (bad options, agent specs,
@@ -453,6 +646,10 @@ def make_app(wait: float = WAIT_S):
     @app.get("/")
     def index():
         return bottle.static_file("index.html", root=str(WEB))
+
+    @app.get("/analyze")
+    def analyze_page():
+        return bottle.static_file("analyze.html", root=str(WEB))
 
     @app.get("/static/<name>")
     def static(name):
@@ -483,6 +680,31 @@ def make_app(wait: float = WAIT_S):
             raise ApiError(400, "the body must be {\"action\": ID}, an action id of the legal moves")
         return 200, session.move(body["action"], wait)
 
+    @app.post("/api/analyze")
+    @api
+    def analysis():
+        return 200, analyze(_read_json(bottle.request))
+
+    @app.get("/api/evaluators")
+    @api
+    def evaluator_menu():
+        return 200, _evaluator_menu()
+
+    def tournament():
+        if records is None:
+            raise ApiError(404, "no tournament folder: start pipslab serve --from DIR to step through its games")
+        return records
+
+    @app.get("/api/records")
+    @api
+    def record_list():
+        return 200, tournament().listing()
+
+    @app.get("/api/records/<gid>")
+    @api
+    def record(gid):
+        return 200, tournament().game(gid)
+
     def error_page(res):
         bottle.response.content_type = "application/json"
         if res.status_code == 404:
@@ -508,19 +730,20 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
 
-def start_server(host: str = "127.0.0.1", port: int = 0, wait: float = WAIT_S):
+def start_server(host: str = "127.0.0.1", port: int = 0, wait: float = WAIT_S, from_dir=None):
     """Bind and serve in a daemon thread; returns ``(server, url)``.  ``server.shutdown()``
-    stops it.  A port in use or a host that cannot be bound is a :class:`PipslabError`."""
-    server = _bind(host, port, wait)
+    stops it.  A port in use, a host that cannot be bound or a ``from_dir`` without a
+    tournament's games.csv is a :class:`PipslabError`."""
+    server = _bind(host, port, wait, from_dir)
     threading.Thread(target=server.serve_forever, name="pipslab-serve", daemon=True).start()
     return server, _url(host, server.server_port)
 
 
-def _bind(host: str, port: int, wait: float):
+def _bind(host: str, port: int, wait: float, from_dir=None):
     server_class = _ThreadingServer
     if ":" in host:
         server_class = type("_ThreadingServer6", (_ThreadingServer,), {"address_family": socket.AF_INET6})
-    app = make_app(wait)
+    app = make_app(wait, from_dir)
     try:
         server = make_server(host, port, app, server_class=server_class, handler_class=_QuietHandler)
     except OSError as exc:
@@ -551,11 +774,15 @@ def add_arguments(parser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0 picks a free one)")
+    parser.add_argument("--from", dest="from_dir", default=None, metavar="DIR",
+                        help="a tournament's output folder (its games.csv): the analysis board (/analyze) steps "
+                             "through its games, replayed and checked against their records, every move annotated")
 
 
 def run(ns) -> int:
-    server = _bind(ns.host, ns.port, WAIT_S)
-    print(f"pipslab serve: play at {_url(ns.host, server.server_port)} (Ctrl-C stops)", flush=True)
+    server = _bind(ns.host, ns.port, WAIT_S, ns.from_dir)
+    url = _url(ns.host, server.server_port)
+    print(f"pipslab serve: play at {url}, analysis board at {url}analyze (Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()
     finally:

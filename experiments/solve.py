@@ -256,30 +256,25 @@ def _solvable(text: str):
     return state
 
 
-def run(ns) -> int:
-    if ns.out is not None:
-        check_out_dir(ns.out)
-    state = _solvable(ns.position)
-    progress = _Progress()
-    solver = BoundedSolver(ns.objective, ns.max_table, ns.time_limit, ns.max_nodes, progress)
+def solve_position(text: str, objective: str = "margin", max_table: int = 4_000_000, time_limit=None,
+                   max_nodes=None, progress=None) -> dict:
+    """What ``pipslab solve TEXT --json`` prints, as a dict: the result, every move's value,
+    the best moves and the principal line; ``complete`` is False when ``time_limit`` or
+    ``max_nodes`` stopped the search (then the moves proven so far, ``stopped`` naming the
+    limit).  A position the solver does not play is a :class:`PipslabError`."""
+    state = _solvable(text)
+    solver = BoundedSolver(objective, max_table, time_limit, max_nodes, progress)
     names = state.action_name
     mover = state.current_player
-    stopped = None
     try:
         r = solver.solve(state)
     except SolveStopped as exc:
-        stopped = exc
-    finally:
-        progress.close()
-    seconds = time.perf_counter() - solver.start
-    if stopped is not None:
-        return _report_stopped(ns, state, stopped, solver.nodes, seconds)
-    outcome, margin = _describe(r.value, ns.objective)
+        return _stopped_data(text, state, exc, solver.nodes, time.perf_counter() - solver.start, objective)
+    outcome, margin = _describe(r.value, objective)
     data = {
-        "position": ns.position, "to_move": mover, "result": outcome, "margin": margin, "value": r.value,
+        "position": text, "to_move": mover, "result": outcome, "margin": margin, "value": r.value,
         "best_moves": [names(a) for a in r.best_actions],
-        "moves": [{"action": a, "move": names(a), "value": v, "result": _describe(v, ns.objective)[0],
-                   "margin": _describe(v, ns.objective)[1]} for a, v in sorted(r.move_values.items())],
+        "moves": _moves_data(names, r.move_values, objective),
         "line": [], "nodes": r.nodes, "seconds": r.seconds, "complete": True,
     }
     if state.variant.pairs:
@@ -294,13 +289,32 @@ def run(ns) -> int:
         res = s.result()
         data["end"] = {"winner": res["winner"], "winners": res["winners"], "blocked": res["blocked"],
                        "pips_left": res["pips_left"]}
+    return data
+
+
+def _moves_data(names, values: dict, objective: str) -> list:
+    return [{"action": a, "move": names(a), "value": v, "result": _describe(v, objective)[0],
+             "margin": _describe(v, objective)[1]} for a, v in sorted(values.items())]
+
+
+def run(ns) -> int:
+    if ns.out is not None:
+        check_out_dir(ns.out)
+    progress = _Progress()
+    try:
+        data = solve_position(ns.position, ns.objective, ns.max_table, ns.time_limit, ns.max_nodes, progress)
+    finally:
+        progress.close()
     _write(ns, data)
+    if not data["complete"]:
+        return _report_stopped(ns, data)
     if ns.json:
         print(json.dumps(data))
         return 0
+    outcome, margin = data["result"], data["margin"]
     margin_text = "" if margin is None else f", final margin {margin:+d} pips"
     side = f" (for {data['side']}: values are that pair's)" if "side" in data else ""
-    print(f"seat {mover} to move{side}: {outcome}{margin_text} with best play")
+    print(f"seat {data['to_move']} to move{side}: {outcome}{margin_text} with best play")
     _print_moves(data)
     print("best: " + ", ".join(data["best_moves"]))
     print("line: " + "; ".join(data["line"]) + (" … (cut short by the limit)" if data.get("line_cut") else ""))
@@ -308,10 +322,10 @@ def run(ns) -> int:
         e = data["end"]
         how = "blocked" if e["blocked"] else "went out"
         who = "draw" if e["winner"] is None else f"seat {e['winner']} wins"
-        if e["winner"] is not None and state.variant.pairs:
+        if e["winner"] is not None and "side" in data:
             who = (f"seat {e['winner']} went out, " if not e["blocked"] else "") + f"{_pair(e['winner'])} wins"
         print(f"end:  {how}, {who}, pips left {e['pips_left']}")
-    print(f"({r.nodes} nodes, {r.seconds * 1e3:.1f} ms)")
+    print(f"({data['nodes']} nodes, {data['seconds'] * 1e3:.1f} ms)")
     return 0
 
 
@@ -336,34 +350,38 @@ def _print_moves(data) -> None:
         print(f"  {m['move']:<12} {m['result']}{extra}")
 
 
-def _report_stopped(ns, state, stopped: SolveStopped, nodes: int, seconds: float) -> int:
-    """The moves proven before a limit stopped the search, the best among them (a lower
-    bound on the position's value) on stdout; one line on stderr; exit status 3."""
+def _stopped_data(text: str, state, stopped: SolveStopped, nodes: int, seconds: float, objective: str) -> dict:
+    """The moves proven before a limit stopped the search and the best among them (a lower
+    bound on the position's value)."""
     names = state.action_name
     values = stopped.values
-    data = {"position": ns.position, "to_move": state.current_player, "complete": False,
+    data = {"position": text, "to_move": state.current_player, "complete": False,
             "stopped": f"stopped by {stopped.reason}", "moves_proven": len(values), "moves_total": stopped.total,
-            "moves": [{"action": a, "move": names(a), "value": v, "result": _describe(v, ns.objective)[0],
-                       "margin": _describe(v, ns.objective)[1]} for a, v in sorted(values.items())],
-            "nodes": nodes, "seconds": seconds}
+            "moves": _moves_data(names, values, objective), "nodes": nodes, "seconds": seconds}
     if values:
         best = max(values.values())
-        outcome, margin = _describe(best, ns.objective)
+        outcome, margin = _describe(best, objective)
         data.update(at_least={"result": outcome, "margin": margin, "value": best},
                     best_so_far=[names(a) for a, v in values.items() if v == best])
-        summary = (f"best proven so far: {', '.join(data['best_so_far'])}, at least a {outcome}"
-                   + ("" if margin is None else f" {margin:+d}"))
+    return data
+
+
+def _report_stopped(ns, data: dict) -> int:
+    """A stopped solve: the moves proven on stdout; one line on stderr; exit status 3."""
+    proven, total = data["moves_proven"], data["moves_total"]
+    if "at_least" in data:
+        least = data["at_least"]
+        summary = (f"best proven so far: {', '.join(data['best_so_far'])}, at least a {least['result']}"
+                   + ("" if least["margin"] is None else f" {least['margin']:+d}"))
     else:
         summary = "no move was proven"
-    _write(ns, data)
     if ns.json:
         print(json.dumps(data))
     else:
-        print(f"seat {state.current_player} to move: {len(values)} of {stopped.total} moves proven "
-              f"({nodes:,} nodes, {seconds:.1f} s)")
-        if values:
+        print(f"seat {data['to_move']} to move: {proven} of {total} moves proven "
+              f"({data['nodes']:,} nodes, {data['seconds']:.1f} s)")
+        if proven:
             _print_moves(data)
             print(summary)
-    sys.stderr.write(f"pipslab: solve stopped by {stopped.reason} after {len(values)} of {stopped.total} "
-                     f"moves; {summary}\n")
+    sys.stderr.write(f"pipslab: solve {data['stopped']} after {proven} of {total} moves; {summary}\n")
     return STOPPED

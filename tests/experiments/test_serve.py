@@ -2,10 +2,12 @@
 tile a seat may not see in any response to it; the game is the engine's game for the seed
 and the moves), the command's flags, and the play page end to end in Debian's headless
 chromium (a full Happy block game and a full backgammon game played by clicking, the
-result shown checked against the engine, screenshots in ``results/``).
+result shown checked against the engine, screenshots in ``results/``), and the analysis
+board's page there too (a domino position's values, a backgammon roll's top play, a
+recorded tournament game stepped through; its API is test_analysis_board.py's).
 
 The browser test needs ``chromium`` and ``chromedriver`` (Debian's ``chromium`` and
-``chromium-driver``, installed by ``setup.sh``): without them it fails, it does not skip.
+``chromium-driver``, installed by ``test.sh`` through ``tests/install_browser.sh``): without them it fails, it does not skip.
 """
 from __future__ import annotations
 
@@ -145,8 +147,10 @@ def test_malformed_requests_get_a_4xx_with_one_clear_line(server):
 
 def test_the_page_and_its_assets_are_served(server):
     status, _, text = call(server, "GET", "/")
-    assert status == 200 and "/static/play.js" in text and 'id="board"' in text
-    for name in ("play.js", "play.css"):
+    assert status == 200 and "/static/play.js" in text and 'id="board"' in text and 'href="/analyze"' in text
+    status, _, text = call(server, "GET", "/analyze")
+    assert status == 200 and "/static/analyze.js" in text and 'id="values"' in text and 'href="/"' in text
+    for name in ("play.js", "play.css", "analyze.js", "analyze.css"):
         status, _, text = call(server, "GET", f"/static/{name}")
         assert status == 200 and len(text) > 500
     status, data, _ = call(server, "GET", "/api/games")
@@ -309,7 +313,7 @@ RESULTS = Path(ROOT) / "results"
 def browser():
     chromium, driver_bin = shutil.which("chromium"), shutil.which("chromedriver")
     assert chromium and driver_bin, ("the play page's test needs Debian's chromium and chromium-driver: "
-                                     "bash setup.sh (or apt-get install -y chromium chromium-driver)")
+                                     "bash tests/install_browser.sh (or apt-get install -y chromium chromium-driver)")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
@@ -407,3 +411,90 @@ def test_a_full_game_played_by_clicking_in_chromium(server, browser, game, agent
     assert f"seat {winner} ({agents[winner]}) wins" in headline.lower()
     assert headline.startswith("You win!" if winner == human else "You lose.")
     screenshot(browser, f"{shot}.png")
+
+
+# ------------------------------------------------------------------ the analysis board in a browser
+@pytest.fixture(scope="module")
+def analysis_server(tmp_path_factory):
+    """The server with ``--from`` a tiny Happy block tournament, as a user makes one."""
+    out = tmp_path_factory.mktemp("serve-analyze") / "happy"
+    assert cli_main(["tournament", "happy", "--agents", "heaviest,random", "--games", "2", "--seed", "1",
+                     "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    srv, url = start_server("127.0.0.1", 0, from_dir=out)
+    yield url
+    srv.shutdown()
+    srv.server_close()
+
+
+def _analysis_shown(driver, click, step=None, timeout=60.0):
+    """Click, then wait until the page shows the answer (of move ``step`` when stepping)."""
+    click()
+    end = time.monotonic() + timeout
+    while True:
+        status, at = driver.execute_script("const d = document.body.dataset; return [d.status, d.step];")
+        if status == "shown" and (step is None or at == str(step)):
+            return
+        error = driver.execute_script("return document.getElementById('error').textContent")
+        assert status != "error" and time.monotonic() < end, (status, at, error)
+        time.sleep(0.01)
+
+
+def shown_rows(driver):
+    """The annotation table's rows: ``(move, value or equity, played)``."""
+    from selenium.webdriver.common.by import By
+    return [(r.get_attribute("data-move"), r.get_attribute("data-value") or r.get_attribute("data-equity"),
+             r.get_attribute("data-played") == "1") for r in driver.find_elements(By.CSS_SELECTOR, "#values tr[data-move]")]
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("chromium")
+def test_the_analysis_board_in_chromium(analysis_server, browser, capsys):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    url, driver = analysis_server, browser
+    driver.get(url + "analyze")
+    _wait(driver, lambda p: p[0] == "ready", "the analysis board")
+
+    # a domino position pasted: every move's value is pipslab solve's, and the page says hands are open
+    position = ("happy-draw; turn=1; passes=0; line=2-6 6-6 6-5; hands=0-3 0-5 0-6 1-6 5-5 / 0-4 2-3 2-5 3-5 4-4 4-5; "
+                "boneyard=4-6 1-3 1-2 1-1 0-1 0-0 2-2 2-4 0-2 1-4 3-3 1-5 3-6 3-4")
+    driver.find_element(By.ID, "position").send_keys(position)
+    _analysis_shown(driver, driver.find_element(By.ID, "solve").click)
+    capsys.readouterr()
+    assert cli_main(["solve", position, "--json"]) == 0
+    solved = json.loads(capsys.readouterr().out)
+    assert [(m, int(v)) for m, v, _ in shown_rows(driver)] == [(m["move"], m["value"]) for m in solved["moves"]]
+    assert "every hand open" in driver.find_element(By.ID, "note").text
+    assert driver.find_element(By.ID, "headline").text.startswith(f"seat 1 to move: {solved['result']}")
+
+    # a backgammon Position ID and dice: the top play shown is the API's (td's best equity)
+    pid, dice = "4HPwATDgc/ABMA", ("6", "2")
+    for box, value in (("position-id", pid), ("die-a", dice[0]), ("die-b", dice[1]), ("eval", "td")):
+        driver.find_element(By.ID, box).clear()
+        driver.find_element(By.ID, box).send_keys(value)
+    _analysis_shown(driver, driver.find_element(By.ID, "rank").click)
+    status, ranked, _ = call(url, "POST", "/api/analyze", {"position_id": pid, "dice": [6, 2], "eval": "td"})
+    rows = shown_rows(driver)
+    assert status == 200 and len(rows) == len(ranked["plays"])
+    assert rows[0][0] == ranked["plays"][0]["move"] and float(rows[0][1]) == ranked["plays"][0]["equity"]
+    top = driver.find_element(By.CSS_SELECTOR, "#values tr.best")
+    assert f"{ranked['plays'][0]['equity']:+.3f}" in top.text and "rolled 6-2" in driver.find_element(By.ID, "board").text
+    screenshot(driver, "serve-analyze-backgammon.png")
+
+    # a recorded game stepped through: at every move the solver's values, the move played marked
+    status, game, _ = call(url, "GET", "/api/records/0")
+    assert status == 200 and game["steps"]
+    Select(driver.find_element(By.ID, "record")).select_by_value("0")
+    _analysis_shown(driver, driver.find_element(By.ID, "replay").click, step=0)
+    for k, s in enumerate(game["steps"]):
+        if k:
+            _analysis_shown(driver, driver.find_element(By.ID, "next").click, step=k)
+        rows = shown_rows(driver)
+        _, solved, _ = call(url, "POST", "/api/analyze", {"position": s["position"]})
+        assert [(m, int(v)) for m, v, _ in rows] == [(m["move"], m["value"]) for m in solved["moves"]]
+        assert [m for m, _, played in rows if played] == [s["move"]]
+        assert f"plays {s['move']}" in driver.find_element(By.ID, "step-label").text
+        assert driver.find_element(By.ID, "board").text.strip() == s["board"].strip()
+        if k == 3:
+            screenshot(driver, "serve-analyze-happy.png")
+    _analysis_shown(driver, driver.find_element(By.ID, "first").click, step=0)
