@@ -9,8 +9,9 @@ env.  What they all share lives here, so each adapter keeps only its game's spec
   with one entry per seat, the learner's entry ignored.  ``None`` (the default, also as a
   list entry) means ``"random"``.  A name makes a fresh agent per seat; one agent object
   given for several seats plays all of them.  ``opponent=`` is the old name of the same
-  argument: it still works and warns (``DeprecationWarning``).  ``render_mode=None|"ansi"``;
-  ``illegal_action="raise"|"lose"``; ``reveal=False`` (see below).
+  argument: it still works and warns (``DeprecationWarning``).
+  ``render_mode=None|"ansi"|"rgb_array"``; ``illegal_action="raise"|"lose"``;
+  ``reveal=False`` (see below).
 * **Observation**: ``{"observation": float32[size], "action_mask": int8[actions]}``
   (PettingZoo's convention) from the learner's seat; the same mask is
   ``info["action_mask"]`` and :meth:`SeatEnv.action_masks` (int8 too: sb3-contrib's
@@ -69,10 +70,16 @@ env.  What they all share lives here, so each adapter keeps only its game's spec
   ``vector_kwargs={"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}``, where
   every returned row is one to act on (the final observation and info are then in
   ``info["final_obs"]`` / ``info["final_info"]``).
-* **Render**: ``render_mode=None|"ansi"``; any other mode (``"rgb_array"``, which
-  ``stable_baselines3.common.env_util.make_vec_env`` passes) warns, as Gymnasium envs
-  do, and :meth:`render` returns None.
-* **Hidden information**: neither ``info`` nor the ``ansi`` render shows what the
+* **Render**: ``render_mode=None|"ansi"|"rgb_array"``.  ``"ansi"``: :meth:`render`
+  returns the table as text; ``"rgb_array"``: as an RGB picture, ``uint8[H, W, 3]`` of one
+  fixed size per game (:mod:`pipslab.envs.render_env`: drawn with matplotlib's Agg backend,
+  a game of the generic env as its text), so ``gymnasium.wrappers.RecordVideo`` records an
+  episode (with moviepy) and ``stable_baselines3``'s ``make_vec_env``, which asks for
+  ``"rgb_array"``, gets frames.  ``"human"`` is refused at construction in one line (no
+  window: ``gymnasium.make(ID, render_mode="human")`` shows the frames with Gymnasium's
+  ``HumanRendering`` wrapper, which needs pygame); any other mode warns, as Gymnasium's
+  envs do, and :meth:`render` returns None.
+* **Hidden information**: neither ``info`` nor a render (text or frame) shows what the
   learner's seat cannot see — the tiles in other seats' hands, the boneyard's tiles or
   order — while the game is on.  At the end the hands are turned up and counted (RULES):
   the result's pips left per seat are public, and the render shows the hands.  The
@@ -84,7 +91,8 @@ Subclasses call :meth:`SeatEnv._setup` from their ``__init__`` and implement
 :meth:`new_state`, :meth:`encode`; they may override :meth:`state_from_position`,
 :meth:`check_reset_options`, :meth:`public_info`, :meth:`end_columns`, :meth:`end_info`,
 :meth:`game_outcome`, :meth:`revealed_info`,
-:meth:`render_text`, :meth:`resolve_agent`, :meth:`illegal_action_error` and
+:meth:`render_text`, :meth:`render_game`, :meth:`render_viewer`, :meth:`render_frame`,
+:meth:`resolve_agent`, :meth:`illegal_action_error` and
 :attr:`illegal_penalty`.
 """
 from __future__ import annotations
@@ -102,6 +110,7 @@ from .errors import IllegalActionError, PipslabError, excerpt
 from .game import GAMES, Outcome
 from .observation import Observation
 from .opponents import is_agent, resolve_opponent
+from . import render_env
 
 __all__ = ["SeatEnv", "UNSET", "opponents_argument"]
 
@@ -128,7 +137,7 @@ def opponents_argument(opponents, opponent=UNSET, stacklevel: int = 3):
 class SeatEnv(gym.Env):
     """One learner seat of a game; the other seats are played by agents (module docstring)."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     #: the keys ``reset(options=...)`` takes
     reset_keys: Sequence[str] = ("position",)
     #: the reward of an episode lost to an illegal action (``illegal_action="lose"``)
@@ -249,6 +258,21 @@ class SeatEnv(gym.Env):
     def render_text(self) -> str:
         raise NotImplementedError
 
+    def render_game(self):
+        """The :class:`~pipslab.envs.game.Game` whose frames ``rgb_array`` draws."""
+        return GAMES.get_game(self.agent_game)
+
+    def render_viewer(self) -> Optional[int]:
+        """Whose hidden information the render shows: the learner's seat while the game is
+        on; None (every hand, turned up) at the end or with ``reveal=True``."""
+        return None if self.reveal or self.state.is_terminal else self.learner_seat
+
+    def render_frame(self) -> np.ndarray:
+        """The ``rgb_array`` frame: the table from the learner's view (its seat at the
+        bottom), drawn as :mod:`pipslab.envs.render_env` draws the game."""
+        return render_env.render_frame(self.render_game(), self.state, viewer=self.render_viewer(),
+                                       seat=self.learner_seat)
+
     def illegal_action_error(self, action: int) -> IllegalActionError:
         legal = [int(a) for a in np.flatnonzero(self._mask())]
         return IllegalActionError(f"action {action} is not legal here; legal: {legal}")
@@ -355,8 +379,12 @@ class SeatEnv(gym.Env):
         return self._obs(), self._reward(), self.state.is_terminal, False, self._info()
 
     def render(self):
-        """The ``ansi`` text of the table; None in any other render mode."""
+        """The table as ``ansi`` text or an ``rgb_array`` frame (``uint8[H, W, 3]``); None in
+        any other render mode."""
         if self.render_mode == "ansi":
             require_reset(self.state, "render()")
             return self.render_text()
+        if self.render_mode == "rgb_array":
+            require_reset(self.state, "render()")
+            return self.render_frame()
         return None

@@ -63,12 +63,17 @@ def check_choice(name: str, value, choices: Iterable) -> object:
 
 
 def check_render_mode(value, supported, env_name: str = "this env"):
-    """``render_mode``: None or a string.  A mode the env does not render (``"rgb_array"``,
-    ``"human"``) is kept, with a warning, as Gymnasium's own envs do — wrappers and
-    ``stable_baselines3.common.env_util.make_vec_env`` (which asks for ``"rgb_array"``)
-    must be able to build the env; its ``render()`` then returns None."""
+    """``render_mode``: None or a string.  ``"human"`` is refused with one line naming the
+    modes offered (these envs open no window: ``gymnasium.make(ID, render_mode="human")``
+    shows the ``rgb_array`` frames in Gymnasium's ``HumanRendering`` wrapper instead, with
+    pygame).  Any other mode the env does not render is kept, with a warning, as Gymnasium's
+    own envs do — wrappers must be able to build the env; its ``render()`` then returns None."""
     if value is not None and not isinstance(value, str):
         raise PipslabError(f"render_mode must be None or a string such as 'ansi', got {excerpt(value)}")
+    if value == "human" and value not in supported:
+        raise PipslabError(f"{env_name} opens no window: render_mode='human' is not offered, use "
+                           f"{' or '.join(map(repr, supported))} (gymnasium.make(ID, render_mode='human') shows "
+                           "the rgb_array frames with Gymnasium's HumanRendering, which needs pygame)")
     if value is not None and value not in supported:
         warnings.warn(f"{env_name} renders only {', '.join(map(repr, supported))}: render_mode={value!r} "
                       "is not supported, render() will return None", UserWarning, stacklevel=4)

@@ -10,7 +10,7 @@ Contract
 * **Arguments**: ``game`` (a name in ``GAMES`` or a :class:`~pipslab.envs.game.Game`);
   ``learner_seat=0``; ``opponents`` — an agent, an agent name (default ``"random"``) or
   one entry per seat (the learner's ignored; ``opponent=`` is the deprecated old name);
-  ``render_mode=None|"ansi"``; ``illegal_action="raise"|"lose"``; ``reveal=False``
+  ``render_mode=None|"ansi"|"rgb_array"``; ``illegal_action="raise"|"lose"``; ``reveal=False``
   (debugging: ``info["position"]`` and the render show hidden state); ``options`` and any
   other keyword: the game's options (checked by the game: an unknown one is refused).
   The plumbing is :class:`pipslab.envs.base_env.SeatEnv`'s, shared by every env.
@@ -34,7 +34,10 @@ Contract
   ``position`` (games with a notation).
 * **Render** (``"ansi"``): the game's ``render``; when it takes a ``viewer`` keyword (a game
   with hidden information should), the learner's seat is the viewer while the game is on
-  (``viewer=None``, everything, at the end or with ``reveal=True``).
+  (``viewer=None``, everything, at the end or with ``reveal=True``).  ``"rgb_array"``: that
+  same text drawn as monospace lines on a fixed-size ``uint8[H, W, 3]`` frame (a game of
+  the ``dominoes`` or ``backgammon`` family gets its table drawn:
+  :mod:`pipslab.envs.render_env`).  ``"human"`` is refused in one line.
 
 Version history: v0 — first release.  v0, issue 14 — ``info`` has fixed keys and types on
 every step (Gymnasium's vector envs): ``info["outcome"]`` (an object present only at the
@@ -93,6 +96,9 @@ class GameEnv(SeatEnv):
         if self.game.format_position is None:
             return {}
         return {"position": self.game.format(self.state)}
+
+    def render_game(self) -> Game:
+        return self.game
 
     def render_text(self) -> str:
         render = self.game.render

@@ -12,8 +12,9 @@ Contract
 * **Factories**: :func:`env` is :func:`raw_env` wrapped as PettingZoo's classic envs are
   (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``);
   :func:`raw_env` is the bare :class:`PipslabAECEnv`.  Arguments: ``game`` (a name in
-  ``GAMES`` or a :class:`~pipslab.envs.game.Game`); ``render_mode=None|"ansi"``;
-  ``viewer=None`` (whose hand the ``ansi`` render shows, below); the game's options as
+  ``GAMES`` or a :class:`~pipslab.envs.game.Game`);
+  ``render_mode=None|"ansi"|"rgb_array"|"human"``; ``viewer=None`` (whose hand the render
+  shows, below); the game's options as
   keywords or ``options={...}`` (checked by the game: an unknown one is refused with one
   line).  :func:`env` also takes ``illegal_reward`` (below).
 * **Agents**: ``player_0 … player_{n-1}``, ``player_i`` in seat ``i``; all of them in
@@ -53,7 +54,11 @@ Contract
   ``{"outcome": Outcome}`` for every agent (the game's
   :class:`~pipslab.envs.game.Outcome`: returns, points and pips left per seat — the hands
   are turned up and counted at the end, RULES — and the game's own columns).
-* **Render** (``"ansi"``, returns the text): the game's ``render``.  A game with hidden
+* **Render**: ``"ansi"`` returns the text, the game's ``render``; ``"rgb_array"`` the same
+  table as an RGB picture, ``uint8[H, W, 3]`` of one fixed size per game
+  (:mod:`pipslab.envs.render_env`; a game without a drawing of its own: its text, drawn);
+  ``"human"`` prints the text to stdout and returns None (no window: PettingZoo's
+  ``render_test`` builds every env with ``"human"`` first).  A game with hidden
   information takes a ``viewer``; while the game is on, the env shows the hand of the
   seat given as ``viewer=`` (``"player_2"`` or ``2``: e.g. the seat a human plays) and no
   other, and by default (``viewer=None``) **no hand at all** — only the table, the hands'
@@ -82,6 +87,7 @@ from pettingzoo.utils import wrappers
 from pipslab.envs.checks import check_action, check_choice, require_reset
 from pipslab.envs.errors import IllegalActionError, PipslabError, excerpt
 from pipslab.envs.game import GAMES, Game
+from pipslab.envs.render_env import render_frame
 
 __all__ = ["PipslabAECEnv", "env", "raw_env", "worst_return"]
 
@@ -102,7 +108,8 @@ def worst_return(game: Game, options: Mapping[str, Any]) -> float:
 class PipslabAECEnv(AECEnv):
     """Every seat of a pipslab game as a PettingZoo AEC agent (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"], "name": "pipslab_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "pipslab_v0", "is_parallelizable": False,
+                "render_fps": 1}
 
     def __init__(self, game, render_mode: Optional[str] = None, viewer=None, options: Optional[dict] = None,
                  **game_options):
@@ -113,7 +120,7 @@ class PipslabAECEnv(AECEnv):
         given = dict(options or {})
         given.update(game_options)
         self.options = self.game.resolve(given)
-        self.render_mode = check_choice("render_mode", render_mode, (None, "ansi"))
+        self.render_mode = check_choice("render_mode", render_mode, (None,) + tuple(self.metadata["render_modes"]))
         self.players = self.game.players(self.options)
         self.teams = self.game.teams(self.options)
         self.num_actions = self.game.actions(self.options)
@@ -247,18 +254,33 @@ class PipslabAECEnv(AECEnv):
         self._accumulate_rewards()
 
     def render(self):
+        """The table as text (``ansi``), an RGB frame (``rgb_array``) or printed (``human``),
+        showing the hand of ``viewer`` only while the game is on (module docstring)."""
         if self.render_mode is None:
-            warnings.warn("render() without a render_mode: make the env with render_mode='ansi'", stacklevel=2)
+            warnings.warn("render() without a render_mode: make the env with render_mode='ansi' or 'rgb_array'",
+                          stacklevel=2)
             return None
         require_reset(self.game_state, "render()")
-        if not self._takes_viewer:
-            return self.game.render(self.game_state)   # no hidden information (backgammon)
-        if self.game_state.is_terminal:
-            return self.game.render(self.game_state, viewer=None)
-        return self.game.render(self.game_state, viewer=-1 if self.viewer is None else self.viewer)
+        if self.render_mode == "rgb_array":
+            return render_frame(self.game, self.game_state, viewer=self._render_viewer(), seat=self.viewer)
+        if self._takes_viewer:
+            text = self.game.render(self.game_state, viewer=self._render_viewer())
+        else:
+            text = self.game.render(self.game_state)   # no hidden information (backgammon)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _render_viewer(self) -> Optional[int]:
+        """Whose hand the render shows: every hand at the end (and in a game whose render
+        takes no viewer), else the env's ``viewer`` seat, or -1: none."""
+        if not self._takes_viewer or self.game_state.is_terminal:
+            return None
+        return -1 if self.viewer is None else self.viewer
 
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Nothing to release (no window, no file)."""
 
 
 def _observation_space(encoder, num_actions: int) -> spaces.Dict:

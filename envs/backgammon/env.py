@@ -54,7 +54,8 @@ Contract
 * **Arguments**: ``learner_seat`` (0 or 1), ``opponents``, ``illegal_action`` ("raise":
   :class:`pipslab.envs.errors.IllegalActionError`; "lose": the episode ends with the worst score,
   -3, or -1 without gammons, and ``info["illegal_action"] = True``), ``gammons``,
-  ``render_mode`` (``"ansi"``: :meth:`render` returns the board as text), ``reveal``
+  ``render_mode`` (``"ansi"``: :meth:`render` returns the board as text; ``"rgb_array"``:
+  the board drawn, ``uint8[640, 960, 3]``; ``"human"`` is refused in one line), ``reveal``
   (accepted for uniformity with the other envs: backgammon hides nothing).
   The plumbing is :class:`pipslab.envs.base_env.SeatEnv`'s, shared by every env.
 * **reset options**: ``{"position": "<GNU BG Position ID>"}`` starts from that position
@@ -68,7 +69,8 @@ not Markov inside a turn: nothing told which dice remained); ``afterstates()`` a
 ``step_play()``; ``info`` has fixed keys and flat types on every step (``result``, only at
 the end, became the result fields; the tuples ``dice`` and ``roll`` became ``dice_0..3``
 and ``roll_0..1``; ``moves_left`` added); ``action_masks()`` is int8; an unsupported
-``render_mode`` warns.  Actions and rewards are unchanged.
+``render_mode`` warns.  Actions and rewards are unchanged.  v0, frames —
+``render_mode="rgb_array"`` draws the board; ``"human"`` is refused.
 """
 from __future__ import annotations
 

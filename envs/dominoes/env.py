@@ -5,7 +5,7 @@ Contract
 * **Arguments**: ``mode="block"|"draw"``; ``learner_seat=0``; ``opponents`` — an agent
   (``pipslab.agents.base.Agent``) or an agent name (default ``"random"``) playing the other
   seat, or a list with one per seat (the learner's entry ignored); ``opponent=`` is its
-  deprecated old name (it warns); ``render_mode=None|"ansi"``;
+  deprecated old name (it warns); ``render_mode=None|"ansi"|"rgb_array"``;
   ``illegal_action="raise"|"lose"``; ``auto_forced=False`` — when True, the learner's
   forced moves (a single legal action) are played for it; ``reveal=False`` — debugging
   only: ``info["position"]`` and the render show the hidden tiles.
@@ -47,6 +47,8 @@ Contract
   boneyard; for debugging).
 * **Render** (``"ansi"``): the table, the learner's hand, the other hand's size and the
   boneyard's size; every hand once the game is over; every hand always with ``reveal=True``.
+  ``"rgb_array"``: the same, drawn (``uint8[640, 960, 3]``, the other hand face down);
+  ``"human"`` is refused in one line.
 
 Version history: v0 — first release (``info["position"]`` only with ``reveal=True`` since
 the hidden-information fix; ``opponent=`` renamed ``opponents=``).  v0, issue 14 — ``info``
@@ -54,7 +56,8 @@ has fixed keys and types on every step (Gymnasium's vector envs): ``info["result
 dict present only at the end, ``winner`` None in a draw) became the flat fields above,
 ``illegal_action`` is always there; ``action_masks()`` is int8 (was bool); an
 unsupported ``render_mode`` warns instead of raising.  Observation, actions and rewards
-are unchanged.
+are unchanged.  v0, frames — ``render_mode="rgb_array"`` draws the table; ``"human"`` is
+refused.
 
 The env plumbing (masks, opponents per seat, reset from a position, illegal actions,
 info, rendering) lives in :class:`pipslab.envs.base_env.SeatEnv` (every env's base) and

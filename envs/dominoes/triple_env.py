@@ -5,7 +5,7 @@ Contract
 * **Arguments**: ``players=2|3|4``; ``learner_seat=0``; ``opponents`` — an agent, an agent
   name, or a list with one per seat (the learner's entry is ignored), default
   ``"random"`` (``opponent=``: the deprecated old name, it warns);
-  ``render_mode=None|"ansi"``; ``illegal_action="raise"|"lose"``; ``auto_forced=False``;
+  ``render_mode=None|"ansi"|"rgb_array"``; ``illegal_action="raise"|"lose"``; ``auto_forced=False``;
   ``reveal=False`` (debugging: ``info["position"]`` and the render show the hidden tiles).
 * **Action space**: ``Discrete(114)`` — ``tile * 4 + end`` places tile ``tile`` (0..27) at
   end ``end``: 0 left, 1 right, 2 and 3 the spinner's two side lines; 112 is DRAW (for
@@ -53,7 +53,8 @@ types on every step (Gymnasium's vector envs): the lists ``winnings`` and ``pena
 became ``winnings_<s>`` and ``penalties_<s>``, ``result`` (only at the end) became the
 flat result fields (settlement and the winners' string are in :meth:`outcome`);
 ``action_masks()`` is int8; an unsupported ``render_mode`` warns.  Observation, actions
-and rewards are unchanged.
+and rewards are unchanged.  v0, frames — ``render_mode="rgb_array"`` draws the table
+(:mod:`pipslab.envs.render_env`); ``"human"`` is refused.
 """
 from __future__ import annotations
 

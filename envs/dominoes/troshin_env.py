@@ -7,7 +7,7 @@ Contract
   each dealt afresh), otherwise a single hand; ``learner_seat=0``; ``opponents`` — an agent
   (``pipslab.agents.base.Agent``), an agent name, or a list with one per seat (the learner's entry
   is ignored), default ``"random"`` — the partner in pairs is one of them (``opponent=``:
-  the deprecated old name, it warns); ``render_mode=None|"ansi"``;
+  the deprecated old name, it warns); ``render_mode=None|"ansi"|"rgb_array"``;
   ``illegal_action="raise"|"lose"``; ``auto_forced=False``; ``reveal=False`` (debugging:
   ``info["position"]`` and the render show the hidden tiles).
 * **Action space**: ``Discrete(58)`` — ``tile * 2 + end`` places tile ``tile`` (0..27,
@@ -60,7 +60,8 @@ types on every step (Gymnasium's vector envs): the lists ``points`` and ``scores
 ``points_<s>`` and ``score_team<t>``, ``hand_points`` (a growing list) left ``info`` (the
 state keeps it), ``result`` (only at the end) became the flat result fields;
 ``action_masks()`` is int8; an unsupported ``render_mode`` warns.  Observation, actions
-and rewards are unchanged.
+and rewards are unchanged.  v0, frames — ``render_mode="rgb_array"`` draws the table
+(:mod:`pipslab.envs.render_env`); ``"human"`` is refused.
 """
 from __future__ import annotations
 

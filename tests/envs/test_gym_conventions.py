@@ -1,6 +1,7 @@
 """Gymnasium conventions every pipslab env keeps (issue 14): ``info`` has the same keys
-and types on every step, reset included; masks are int8 everywhere; an unsupported
-``render_mode`` warns (as Gymnasium's envs do) instead of raising; ``reset`` refuses an
+and types on every step, reset included; masks are int8 everywhere; ``rgb_array`` renders
+a frame, ``human`` is refused in one line and any other unsupported ``render_mode`` warns
+(as Gymnasium's envs do) instead of raising; ``reset`` refuses an
 unknown option in one line; the checkers pass with ``illegal_action="lose"`` (the default
 ``"raise"`` refuses the unmasked random actions they step)."""
 import warnings
@@ -67,11 +68,20 @@ def test_masks_are_int8(name):
     assert env.observation_space["action_mask"].dtype == np.int8
 
 
-def test_unsupported_render_mode_warns_and_renders_nothing():
-    with pytest.warns(UserWarning, match="rgb_array"):
+def test_render_modes_rgb_array_renders_human_is_refused_others_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         env = gym.make("pipslab/HappyDominoes-v0", render_mode="rgb_array").unwrapped
+        env.reset(seed=0)
+        frame = env.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    from pipslab.envs.dominoes.env import HappyDominoesEnv
+    with pytest.warns(UserWarning, match="'svg'"):
+        env = HappyDominoesEnv(render_mode="svg")
     env.reset(seed=0)
-    assert env.render() is None and env.render_mode == "rgb_array"
+    assert env.render() is None and env.render_mode == "svg"
+    with pytest.raises(PipslabError, match="render_mode='human'"):
+        HappyDominoesEnv(render_mode="human")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         env = gym.make("pipslab/Backgammon-v0", render_mode="ansi")
@@ -109,7 +119,8 @@ def test_the_checkers_pass_with_illegal_action_lose():
 
 
 def test_sb3_make_vec_env_builds_the_env_and_reads_the_masks():
-    """sb3's ``make_vec_env`` asks for ``render_mode="rgb_array"`` (it used to raise);
+    """sb3's ``make_vec_env`` asks for ``render_mode="rgb_array"`` (it used to raise, then
+    warn; now the env renders frames: tests/envs/test_frames.py);
     sb3-contrib reads the masks through ``action_masks`` across the wrappers."""
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.env_util import make_vec_env

@@ -310,7 +310,7 @@ def test_bad_arguments_are_one_line_errors():
     with pytest.raises(PipslabError, match="no option"):
         raw_env("happy", players=3)
     with pytest.raises(PipslabError, match="render_mode"):
-        raw_env("happy", render_mode="human")
+        raw_env("happy", render_mode="video")
     with pytest.raises(PipslabError, match="viewer"):
         raw_env("happy", viewer="player_2")
     with pytest.raises(PipslabError, match="viewer"):
