@@ -1,7 +1,9 @@
-"""The one base of pipslab's Gymnasium adapters: :class:`SeatEnv`.
+"""The Gymnasium contract of every pipslab env: :class:`SeatEnv`, the base of the one env
+class :class:`pipslab.envs.generic_env.GameEnv` (every Gym id; ``docs/envs.md`` has each
+game's observation layout and extra ``info``).
 
 Every env plays **one learner seat**; the other seats are played by agents given to the
-env.  What they all share lives here, so each adapter keeps only its game's specifics:
+env.  Everything else comes from the game's :class:`~pipslab.envs.game.Game`:
 
 * **Arguments** (every env): ``learner_seat=0``; ``opponents`` — the agents of the other
   seats: one agent (``act(observation, rng)``, see :mod:`pipslab.agents.base`) or agent
@@ -11,7 +13,11 @@ env.  What they all share lives here, so each adapter keeps only its game's spec
   given for several seats plays all of them.  ``opponent=`` is the old name of the same
   argument: it still works and warns (``DeprecationWarning``).
   ``render_mode=None|"ansi"|"rgb_array"``; ``illegal_action="raise"|"lose"``;
-  ``reveal=False`` (see below).
+  ``reveal=False`` (see below); ``auto_forced=False`` (the learner's forced moves — a
+  single legal action — are played for it).  Every other keyword is an option of the
+  game (``Game.options_spec``: ``mode``, ``players``, ``gammons`` …), of its Python type;
+  an unknown one or a wrong type is refused in one line.
+* **Action space**: ``Discrete(Game.actions(options))``, the game's action ids.
 * **Observation**: ``{"observation": float32[size], "action_mask": int8[actions]}``
   (PettingZoo's convention) from the learner's seat; the same mask is
   ``info["action_mask"]`` and :meth:`SeatEnv.action_masks` (int8 too: sb3-contrib's
@@ -30,8 +36,8 @@ env.  What they all share lives here, so each adapter keeps only its game's spec
 * **Step**: the action is checked (:func:`~pipslab.envs.checks.check_action`); an illegal
   one raises :class:`~pipslab.envs.errors.IllegalActionError` (``illegal_action="raise"``,
   the default: a policy that ignores the mask is a bug to see at once, not a silent loss)
-  or ends the episode with the env's worst reward and ``info["illegal_action"] = True``
-  (``"lose"``).  Then the other seats (and chance) play until the learner must choose.
+  or ends the episode with the game's worst return (``Game.utility_bounds``) and
+  ``info["illegal_action"] = True`` (``"lose"``).  Then the other seats (and chance) play until the learner must choose.
   Checkers that step random actions without the mask (``gymnasium``'s and
   ``stable_baselines3``'s ``check_env``) need ``illegal_action="lose"``.
 * **info** — the same keys with the same types on every step, reset included, so that
@@ -51,10 +57,11 @@ env.  What they all share lives here, so each adapter keeps only its game's spec
                          the end; before it, the env's running score or 0)
   ``pips_left_<s>``      int per seat: pips left when the game ends (hands are
                          counted then); −1 while it is on, or in a game without pips
-  (the env's own)        flat numbers of the game, listed in each env's docstring:
-                         live ones (scores, dice) on every step, and the outcome's
-                         columns (``blocked``, ``gammon`` …) with a fixed "not over"
-                         default (0, False, −1) until the end
+  (the game's own)       flat numbers and strings of the game (``Game.info``;
+                         ``docs/envs.md`` lists each game's): its live info
+                         (scores, dice) on every step, and its info columns — the
+                         outcome's (``blocked``, ``gammon`` …) — with a fixed "not
+                         over" default (0, False, −1) until the end
   =====================  ======================================================
 
   The typed :class:`~pipslab.envs.game.Outcome` of a finished game is
@@ -87,16 +94,18 @@ env.  What they all share lives here, so each adapter keeps only its game's spec
   and ``info["position"]`` carries the full position string (every hand, the boneyard in
   draw order) on every step.
 
-Subclasses call :meth:`SeatEnv._setup` from their ``__init__`` and implement
-:meth:`new_state`, :meth:`encode`; they may override :meth:`state_from_position`,
-:meth:`check_reset_options`, :meth:`public_info`, :meth:`end_columns`, :meth:`end_info`,
-:meth:`game_outcome`, :meth:`revealed_info`,
-:meth:`render_text`, :meth:`render_game`, :meth:`render_viewer`, :meth:`render_frame`,
-:meth:`resolve_agent`, :meth:`illegal_action_error` and
-:attr:`illegal_penalty`.
+The one Gymnasium class is :class:`pipslab.envs.generic_env.GameEnv` (every Gym id, built
+from the game's :class:`~pipslab.envs.game.Game` alone); it calls :meth:`SeatEnv._setup`
+with the game and its options, and a game's env mixin (``Game.env_mixin``) may override
+the hooks: :meth:`new_state`, :meth:`state_from_position`, :meth:`check_reset_options`,
+:meth:`encode`, :meth:`public_info`, :meth:`revealed_info`, :meth:`render_text`,
+:meth:`resolve_agent`, :meth:`opponent_action`, :meth:`illegal_action_error` and
+``reset_keys``.  The observation layouts and each game's extra ``info`` keys are in
+``docs/envs.md``.
 """
 from __future__ import annotations
 
+import inspect
 import warnings
 from typing import Optional, Sequence
 
@@ -107,7 +116,7 @@ from gymnasium import spaces
 from .checks import (check_action, check_choice, check_flag, check_render_mode, check_seat, require_reset,
                      reset_options)
 from .errors import IllegalActionError, PipslabError, excerpt
-from .game import GAMES, Outcome
+from .game import Game, Outcome
 from .observation import Observation
 from .opponents import is_agent, resolve_opponent
 from . import render_env
@@ -140,26 +149,31 @@ class SeatEnv(gym.Env):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     #: the keys ``reset(options=...)`` takes
     reset_keys: Sequence[str] = ("position",)
-    #: the reward of an episode lost to an illegal action (``illegal_action="lose"``)
+    #: the reward of an episode lost to an illegal action (``illegal_action="lose"``): the
+    #: game's worst return (``Game.utility_bounds``)
     illegal_penalty: float = -1.0
 
     # ------------------------------------------------------------------ construction
-    def _setup(self, *, players: int, num_actions: int, obs_size: int, learner_seat, opponents,
-               render_mode, illegal_action, reveal, agent_game: str, obs_low=0.0, obs_high=1.0,
-               auto_forced=False) -> None:
-        self.players = players
-        self.num_actions = num_actions
-        self.learner_seat = check_seat("learner_seat", learner_seat, players)
+    def _setup(self, *, game: Game, options: dict, learner_seat, opponents, render_mode, illegal_action,
+               reveal, auto_forced=False) -> None:
+        self.game = game
+        self.options = options
+        self.players = game.players(options)
+        self.num_actions = game.actions(options)
+        self.encoder = game.observation_encoder(options)
+        self.obs_size = self.encoder.size
+        self.illegal_penalty = game.utility_bounds(options)[0]
+        self.learner_seat = check_seat("learner_seat", learner_seat, self.players)
         self.illegal_action = check_choice("illegal_action", illegal_action, ("raise", "lose"))
         self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"], type(self).__name__)
         self.reveal = check_flag("reveal", reveal)
         self.auto_forced = check_flag("auto_forced", auto_forced)
-        self.agent_game = agent_game
+        self.agent_game = game.name
         self.seat_agents = self._make_seat_agents(opponents)
-        self.action_space = spaces.Discrete(num_actions)
+        self.action_space = spaces.Discrete(self.num_actions)
         self.observation_space = spaces.Dict({
-            "observation": spaces.Box(obs_low, obs_high, shape=(obs_size,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, shape=(num_actions,), dtype=np.int8),
+            "observation": spaces.Box(self.encoder.low, self.encoder.high, shape=(self.obs_size,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
         })
         self.state = None
         self._forfeit = False
@@ -190,77 +204,65 @@ class SeatEnv(gym.Env):
         """An opponents entry (agent, name or None) as the agent that plays its seat."""
         return resolve_opponent(spec, self.agent_game)
 
+    def opponent_action(self, seat: int) -> int:
+        """The action of the agent in ``seat`` (not the learner's), shown what it may see."""
+        s = self.state
+        agent = self.seat_agents[seat]
+        legal = s.legal_actions()
+        obs = Observation(seat, s.observe(seat), legal, self.num_actions,
+                          s.clone() if getattr(agent, "sees_hidden_state", False) else None)
+        return agent.act(obs, self.np_random)
+
     def new_state(self):
-        """A fresh game from ``self.np_random``."""
-        raise NotImplementedError
+        """A fresh game from ``self.np_random`` (or the ``position`` option's)."""
+        return self.game.new_state(self.np_random, self.options)
 
     def state_from_position(self, text: str, options: dict):
         """The state of a ``reset`` position (and the other reset options)."""
-        raise NotImplementedError
+        return self.game.parse(text, self.options, self.np_random)
 
     def check_reset_options(self, options: dict) -> None:
         """Check the reset options together (before the env is reseeded)."""
 
     def encode(self) -> np.ndarray:
         """The learner's observation vector (float32), from its seat's view only."""
-        raise NotImplementedError
+        return self.encoder.encode(self.state.observe(self.learner_seat))
 
     def public_info(self) -> dict:
-        """The env's own live ``info`` entries, on every step: public facts only (scores,
-        dice …), flat, each always of one type (int, float, bool or str)."""
-        return {}
-
-    def end_columns(self) -> dict:
-        """The game's own numeric outcome columns (``Outcome.extra``: ``blocked``,
-        ``gammon`` …) that ``info`` carries, each with its "not over" default, whose type
-        is the column's type on every step."""
-        return {}
-
-    def game_outcome(self, state) -> Outcome:
-        """The :class:`~pipslab.envs.game.Outcome` of a finished state (the game's
-        definition in :data:`~pipslab.envs.game.GAMES` says it)."""
-        return GAMES.get_game(self.agent_game).outcome(state)
+        """The game's live ``info`` entries (``Game.live_info`` of the learner's seat):
+        public facts only, flat, the same keys and types on every step."""
+        return self.game.seat_info(self.state, self.learner_seat)
 
     def end_info(self) -> dict:
-        """``info`` entries at the end of the game: the outcome's result fields and
-        columns, cast to the types of :meth:`info_defaults`."""
-        o = self.game_outcome(self.state)
-        out = {"winner": -1 if o.winner is None else int(o.winner),
-               "winning_team": -1 if o.team is None else int(o.team), "draw": bool(o.draw)}
-        for seat in range(self.players):
-            if o.points is not None:
-                out[f"points_{seat}"] = float(o.points[seat])
-            if o.pips_left is not None:
-                out[f"pips_left_{seat}"] = int(o.pips_left[seat])
-        for key, default in self.end_columns().items():
-            out[key] = type(default)(o.extra[key])
-        return out
+        """``info`` entries at the end of the game (``Game.end_info``): the outcome's result
+        fields and columns, cast to the types of :meth:`info_defaults`."""
+        return self.game.end_info(self.state, self.options)
 
     def info_defaults(self) -> dict:
-        """The result fields of ``info`` while the game is on (module docstring): their
-        keys and types are those of every step."""
-        out = {"winner": -1, "winning_team": -1, "draw": False}
-        out.update((f"points_{seat}", 0.0) for seat in range(self.players))
-        out.update((f"pips_left_{seat}", -1) for seat in range(self.players))
-        out.update(self.end_columns())
-        return out
+        """The result fields and the game's info columns while the game is on
+        (``Game.info_defaults``): their keys and types are those of every step."""
+        return self.game.info_defaults(self.options)
 
     def outcome(self) -> Optional[Outcome]:
         """The typed outcome of the finished game (None while it is on, or after an
         episode lost to an illegal action)."""
         require_reset(self.state, "outcome()")
-        return self.game_outcome(self.state) if self.state.is_terminal else None
+        return self.game.outcome(self.state) if self.state.is_terminal else None
 
     def revealed_info(self) -> dict:
-        """``info`` entries only ``reveal=True`` adds (hidden state, for debugging)."""
-        return {}
+        """``info`` entries only ``reveal=True`` adds: ``position``, the full position
+        string (hidden state, for debugging), in a game with a notation."""
+        if self.game.format_position is None:
+            return {}
+        return {"position": self.game.format(self.state)}
 
     def render_text(self) -> str:
-        raise NotImplementedError
-
-    def render_game(self):
-        """The :class:`~pipslab.envs.game.Game` whose frames ``rgb_array`` draws."""
-        return GAMES.get_game(self.agent_game)
+        """The game's ``render``; when it takes a ``viewer`` (hidden information), the
+        learner's seat while the game is on (:meth:`render_viewer`)."""
+        render = self.game.render
+        if _takes_viewer(render):
+            return render(self.state, viewer=self.render_viewer())
+        return render(self.state)
 
     def render_viewer(self) -> Optional[int]:
         """Whose hidden information the render shows: the learner's seat while the game is
@@ -270,10 +272,17 @@ class SeatEnv(gym.Env):
     def render_frame(self) -> np.ndarray:
         """The ``rgb_array`` frame: the table from the learner's view (its seat at the
         bottom), drawn as :mod:`pipslab.envs.render_env` draws the game."""
-        return render_env.render_frame(self.render_game(), self.state, viewer=self.render_viewer(),
-                                       seat=self.learner_seat)
+        return render_env.render_frame(self.game, self.state, viewer=self.render_viewer(), seat=self.learner_seat)
 
     def illegal_action_error(self, action: int) -> IllegalActionError:
+        """The error an illegal action raises: the engine's own message (it names the
+        legal actions) when it refuses the action, else one listing them."""
+        try:
+            self.state.clone().apply(action)
+        except IllegalActionError as err:
+            return err
+        except Exception:   # noqa: BLE001  (an engine that does not check: the generic message)
+            pass
         legal = [int(a) for a in np.flatnonzero(self._mask())]
         return IllegalActionError(f"action {action} is not legal here; legal: {legal}")
 
@@ -281,12 +290,13 @@ class SeatEnv(gym.Env):
     def _over(self) -> bool:
         return self._forfeit or self.state.is_terminal
 
-    def _learner_to_move(self) -> bool:
+    def learner_to_move(self) -> bool:
+        """Whether the learner must choose now (the episode is on and it is its decision)."""
         s = self.state
         return not self._over() and not getattr(s, "is_chance", False) and s.current_player == self.learner_seat
 
     def _legal(self) -> list:
-        return [int(a) for a in self.state.legal_actions()] if self._learner_to_move() else []
+        return [int(a) for a in self.state.legal_actions()] if self.learner_to_move() else []
 
     def _mask(self) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=np.int8)
@@ -320,14 +330,6 @@ class SeatEnv(gym.Env):
     def _reward(self) -> float:
         return float(self.state.returns()[self.learner_seat]) if self.state.is_terminal else 0.0
 
-    def _agent_action(self, seat: int) -> int:
-        s = self.state
-        agent = self.seat_agents[seat]
-        legal = s.legal_actions()
-        obs = Observation(seat, s.observe(seat), legal, self.num_actions,
-                          s.clone() if getattr(agent, "sees_hidden_state", False) else None)
-        return agent.act(obs, self.np_random)
-
     def _advance(self) -> None:
         """Roll chance and let the other seats (and, with ``auto_forced``, the learner's
         forced moves) play until the learner must choose or the game ends."""
@@ -338,7 +340,7 @@ class SeatEnv(gym.Env):
                 continue
             p = s.current_player
             if p != self.learner_seat:
-                s.apply(self._agent_action(p))
+                s.apply(self.opponent_action(p))
                 continue
             if self.auto_forced:
                 legal = s.legal_actions()
@@ -388,3 +390,10 @@ class SeatEnv(gym.Env):
             require_reset(self.state, "render()")
             return self.render_frame()
         return None
+
+
+def _takes_viewer(fn) -> bool:
+    try:
+        return "viewer" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False

@@ -1,29 +1,37 @@
 """What a game is: the one typed definition every other layer derives from.
 
 A :class:`Game` says everything the harness, the CLI, the agents' registry and the
-Gymnasium adapters need to know about a game, without any of them naming it:
+adapters (Gymnasium, PettingZoo, OpenSpiel) need to know about a game, without any of them
+naming it:
 
 * its **name** and **options** — each an :class:`Option` with a type, a default and the
   values it allows; :meth:`Game.resolve` checks a dict of options (unknown names refused)
   and fills in the defaults;
-* its **seats and teams** for those options;
+* its **seats and teams** for those options, the **utility bounds** (no seat's return is
+  outside them; the worst is what an illegal action costs), the **utility sum** (zero-sum
+  games: 0) and a **bound on a game's length**;
 * a **new state** from a random generator (or from a position string, when the game has
   a notation: the ``position`` option), and how to **format** a state as a position;
 * how to **render** a state as text and **name** an action; the **number of actions**;
-* the **observation encoder** of a seat's view (for the Gymnasium adapters);
+* the **observation encoder** of a seat's view (rules side: every adapter reads it);
 * the :class:`Outcome` of a finished state: who won (a seat, a team, or a draw), every
   seat's return, points and pips left, and the game's own named columns (``blocked``,
-  ``gammon``, ``penalties_0`` …) — typed, in place of the engines' ``result()`` dicts whose
-  ``winner`` meant a seat in one game and a team in another.
+  ``gammon``, ``penalties_0`` …);
+* the **info** every adapter gives: the result fields, the game's **info columns** (those
+  outcome columns with their types and "not over" defaults) and its **live info** (public
+  facts of the game on: scores, dice) — :meth:`Game.info`;
+* for the Gymnasium road: the id, deprecated old ids, and an optional **env mixin**
+  (``"module:Class"``: game-specific env methods such as backgammon's ``afterstates()``).
 
 ``GAMES`` is the registry: name -> :class:`Game`.  The built-in games register themselves
 from their own modules (:mod:`pipslab.envs.dominoes.games`,
 :mod:`pipslab.envs.backgammon.games`) when :mod:`pipslab.envs` is imported; any other
 module can add one with :func:`register_game` (``pipslab tournament GAME --import MODULE``
-then finds it).
+then finds it, and it gets a Gym id, a PettingZoo env and, with enumerable chance, an
+OpenSpiel game).
 
 :class:`State` and :class:`View` are the protocols the engines satisfy and the one game
-loop, the search agents and the generic env read.
+loop, the search agents and the adapters read.
 
 This is a rules module: numpy only, nothing of gymnasium, torch, pandas, matplotlib, the
 agents or the experiments.
@@ -149,6 +157,26 @@ class Option:
             raise PipslabError(f"{what}: expected {self.low}..{self.high}")
         return out
 
+    def check_type(self, value: Any) -> Any:
+        """``value`` when it already has the option's Python type (a keyword argument of an
+        env: ``players=4``, not ``"4"``; ``pairs=True``, not ``"no"``); None passes (not
+        set).  Else one line naming the option and the type it takes."""
+        if value is None:
+            return value
+        t = self.type
+        if t is bool:
+            ok = isinstance(value, (bool, np.bool_))
+        elif t is int:
+            ok = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+        elif t is float:
+            ok = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+        else:
+            ok = isinstance(value, t)
+        if not ok:
+            raise PipslabError(f"option {self.name}={excerpt(value)} ({type(value).__name__}): "
+                               f"expected {_TYPE_NAMES.get(t, t.__name__)}")
+        return value
+
     def describe(self) -> str:
         """One line for ``--help``: the help text, the allowed values, the default."""
         parts = [self.help or self.name]
@@ -213,8 +241,8 @@ def outcome_from_returns(returns: Sequence[float], teams: Sequence[int], points:
 # ------------------------------------------------------------------ the definition
 def lazy(ref: str) -> Callable:
     """A callable standing for ``"package.module:name"``, imported on its first call.  Lets a
-    rules module name a function of an adapter module (an observation encoder that lives
-    beside a Gymnasium env) without importing it."""
+    rules module name a function of a module it must not import at load time (a heavy
+    one, or an adapter module)."""
     target: List[Callable] = []
 
     def call(*args, **kwargs):
@@ -253,6 +281,9 @@ def _call(value, options):
     return value(options) if callable(value) else value
 
 
+Bounds = Union[Tuple[float, float], Callable[[Mapping[str, Any]], Tuple[float, float]]]
+
+
 @dataclass(frozen=True, eq=False)
 class Game:
     """A game's definition (see the module docstring).
@@ -269,8 +300,22 @@ class Game:
     one team per seat).  ``check(options)`` checks the options together (``pairs`` needs 4
     ``players``).  ``label(options)`` names the variant (``happy-block``); default: the name.
     ``encoder(options)`` gives the seats' :class:`Encoder`.  ``family`` groups games that
-    share agents (``"dominoes"``).  ``env_id``/``env_entry``: the Gymnasium id and
-    ``"module:Class"`` (``envs.generic_env.GameEnv`` when only ``env_id`` is given)."""
+    share agents (``"dominoes"``).
+
+    What the adapters read besides: ``utility`` — ``(min, max)`` bounds of every seat's
+    return, or a function of the options giving them (default ``(-1, 1)``); the minimum is
+    what an illegal action costs on every road.  ``utility_sum`` — the seats' returns
+    always add up to it (0: zero-sum; None: not constant-sum).  ``max_length`` — a bound on
+    the steps of one game from ``make_state`` (seat actions and chance outcomes), a number
+    or a function of the options; 0: no bound known.  ``info_columns(options)`` — the
+    outcome's numeric columns that ``info`` carries (``Outcome.extra`` keys), each with its
+    "not over" default, whose type is the column's type.  ``live_info(state, seat)`` — the
+    public facts of a game on as ``seat`` may see them (flat numbers and strings, the same
+    keys on every step).  ``perfect_information`` — nothing is hidden (OpenSpiel's game
+    type).  ``env_id`` — the Gymnasium id (every registered game gets one: this, or
+    ``pipslab/<name>-v0``); ``env_aliases`` — older ids of it, kept as deprecated aliases
+    that warn; ``env_mixin`` — ``"module:Class"``, a mixin of game-specific methods the
+    one Gymnasium class composes in (backgammon's ``afterstates()``)."""
 
     name: str
     make_state: Callable[[Optional[np.random.Generator], Mapping[str, Any]], Any]
@@ -288,8 +333,15 @@ class Game:
     encoder: Optional[Callable[[Mapping[str, Any]], Encoder]] = None
     family: str = ""
     env_id: Optional[str] = None
-    env_entry: Optional[str] = None
     description: str = ""
+    utility: Bounds = (-1.0, 1.0)
+    utility_sum: Optional[float] = None
+    max_length: IntOrFn = 0
+    info_columns: Optional[Callable[[Mapping[str, Any]], Dict[str, Any]]] = None
+    live_info: Optional[Callable[[Any, int], Dict[str, Any]]] = None
+    perfect_information: bool = False
+    env_aliases: Tuple[str, ...] = ()
+    env_mixin: Optional[str] = None
 
     def __post_init__(self):
         opts = tuple(self.options_spec)
@@ -301,6 +353,13 @@ class Game:
         object.__setattr__(self, "options_spec", opts)
         object.__setattr__(self, "_by_name", {o.name: o for o in opts})
         object.__setattr__(self, "_resolved", {})
+
+    def __reduce_ex__(self, protocol):
+        # a registered game pickles (and deep-copies) as its name in the registry: an env
+        # holding it pickles; unpickling imports pipslab.envs, which registers the built-ins
+        if GAMES.get(self.name) is self:
+            return get_game, (self.name,)
+        return super().__reduce_ex__(protocol)
 
     # ------------------------------------------------------------------ options
     @property
@@ -314,11 +373,16 @@ class Game:
             known = ", ".join(self.option_names) or "none"
             raise PipslabError(f"{self.name} has no option {excerpt(name)} (its options: {known})") from None
 
-    def resolve(self, options: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    def resolve(self, options: Optional[Mapping[str, Any]] = None, strict: bool = False) -> Dict[str, Any]:
         """Every option of the game, validated, defaults filled in.  Unknown names are
-        refused with one line naming them.  (Cached per distinct options: the game loop
-        calls this once a game.)"""
+        refused with one line naming them.  ``strict``: each given value must already have
+        its option's Python type (:meth:`Option.check_type`; the adapters' keyword
+        arguments), not a string to convert as the CLI gives it.  (Cached per distinct
+        options: the game loop calls this once a game.)"""
         options = options or {}
+        if strict:
+            for name, value in options.items():
+                self.option(name).check_type(value)
         try:
             key = tuple(sorted(options.items()))
             hit = self._resolved.get(key)
@@ -394,6 +458,88 @@ class Game:
         if self.encoder is None:
             raise PipslabError(f"{self.name} defines no observation encoder")
         return self.encoder(self.resolve(options))
+
+    # ------------------------------------------------------------------ what adapters read
+    def utility_bounds(self, options: Optional[Mapping[str, Any]] = None) -> Tuple[float, float]:
+        """``(min, max)``: no seat's return is outside them; ``min`` is the price of an
+        illegal action (``illegal_action="lose"``, PettingZoo's ``illegal_reward``)."""
+        lo, hi = _call(self.utility, self.resolve(options))
+        return float(lo), float(hi)
+
+    def max_game_length(self, options: Optional[Mapping[str, Any]] = None) -> int:
+        """A bound on the steps (seat actions and chance outcomes) of one game; 0: unknown."""
+        return int(_call(self.max_length, self.resolve(options)))
+
+    def player_range(self) -> Tuple[int, int]:
+        """The fewest and the most seats over the game's options (each finite option tried
+        alone, the others at their defaults; combinations its ``check`` refuses skipped)."""
+        counts = {self.players()}
+        for o in self.options_spec:
+            if o.type is bool:
+                values = (False, True)
+            elif o.choices is not None:
+                values = o.choices
+            elif o.type is int and o.low is not None and o.high is not None and o.high - o.low <= 16:
+                values = range(int(o.low), int(o.high) + 1)
+            else:
+                continue
+            for value in values:
+                try:
+                    counts.add(self.players({o.name: value}))
+                except PipslabError:
+                    pass
+        return min(counts), max(counts)
+
+    def info_defaults(self, options: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """The result fields of ``info`` while the game is on, then the game's info columns:
+        ``winner`` and ``winning_team`` −1, ``draw`` False, ``points_<s>`` 0.0,
+        ``pips_left_<s>`` −1, each column at its "not over" default.  Their keys and types
+        are those of every step."""
+        opts = self.resolve(options)
+        n = self.players(opts)
+        out: Dict[str, Any] = {"winner": -1, "winning_team": -1, "draw": False}
+        out.update((f"points_{seat}", 0.0) for seat in range(n))
+        out.update((f"pips_left_{seat}", -1) for seat in range(n))
+        if self.info_columns is not None:
+            out.update(self.info_columns(opts))
+        return out
+
+    def end_info(self, state, options: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """The result fields and info columns of a finished state, cast to the types of
+        :meth:`info_defaults`."""
+        opts = self.resolve(options)
+        o = self.outcome(state)
+        out: Dict[str, Any] = {"winner": -1 if o.winner is None else int(o.winner),
+                               "winning_team": -1 if o.team is None else int(o.team), "draw": bool(o.draw)}
+        for seat in range(self.players(opts)):
+            if o.points is not None:
+                out[f"points_{seat}"] = float(o.points[seat])
+            if o.pips_left is not None:
+                out[f"pips_left_{seat}"] = int(o.pips_left[seat])
+        if self.info_columns is not None:
+            for key, default in self.info_columns(opts).items():
+                out[key] = type(default)(o.extra[key])
+        return out
+
+    def seat_info(self, state, seat: int) -> Dict[str, Any]:
+        """The live public info of ``state`` as ``seat`` may see it (``live_info``; {} when
+        the game has none)."""
+        return {} if self.live_info is None else dict(self.live_info(state, seat))
+
+    def info(self, state, seat: int, options: Optional[Mapping[str, Any]] = None,
+             defaults: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """Every road's ``info`` of ``seat`` (without the adapter's own keys: masks, legal
+        actions): :meth:`info_defaults` (or ``defaults``, the same dict cached), then
+        :meth:`seat_info`, then at the end :meth:`end_info`."""
+        out = dict(self.info_defaults(options) if defaults is None else defaults)
+        out.update(self.seat_info(state, seat))
+        if state.is_terminal:
+            out.update(self.end_info(state, options))
+        return out
+
+    def gym_id(self) -> str:
+        """The Gymnasium id: ``env_id``, or ``pipslab/<name>-v0``."""
+        return self.env_id or f"pipslab/{self.name}-v0"
 
 
 # ------------------------------------------------------------------ registry

@@ -1,18 +1,21 @@
 """pipslab's games as OpenSpiel (``pyspiel``) Python games, so OpenSpiel's algorithms run on them.
 
-``import pipslab.envs.openspiel_games`` registers four games with ``pyspiel.register_game``
-(the module needs the ``open-spiel`` package, pipslab's ``[bench]`` extra; nothing else in
-pipslab imports it):
-
-=====================  =====================================  ===================================
-OpenSpiel name         parameters (defaults)                  pipslab game
-=====================  =====================================  ===================================
-``pipslab_happy``      ``mode="block"``, ``max_pip=6``,       ``happy`` (RULES §2; ``max_pip=2``
-                       ``hand_size=0`` (0: the set's default)  is the 6-tile double-2 set)
-``pipslab_troshin``    ``players=2``, ``pairs=False``          ``troshin`` (one hand; no match)
-``pipslab_triple``     ``players=2``                          ``triple``
-``pipslab_backgammon`` ``gammons=True``                       ``backgammon``
-=====================  =====================================  ===================================
+``import pipslab.envs.openspiel_games`` registers, with ``pyspiel.register_game``, an
+OpenSpiel game for every game of :data:`~pipslab.envs.game.GAMES` of a family with a
+state adapter here (``dominoes``, ``backgammon``; also one registered later): its name is
+``pipslab_<name>`` (``pipslab_happy``, ``pipslab_troshin``, ``pipslab_triple``,
+``pipslab_backgammon``), and its game type and parameters are generated from the
+:class:`~pipslab.envs.game.Game` alone (:func:`game_type`): one parameter per option of
+``Game.options_spec`` with the option's default — an option whose default is "not set"
+(Happy's ``hand_size``, ``position``) takes an out-of-range value standing for it (0, or
+the empty string) —, the players' range over the options, perfect or imperfect
+information, zero-sum from ``Game.utility_sum``; the game info's utility bounds and
+length from ``Game.utility_bounds`` and ``Game.max_game_length``.  (The module needs the
+``open-spiel`` package, pipslab's ``[bench]`` extra; nothing else in pipslab imports it.)
+Every option works here as on the other roads, but for Troshin's ``match=true`` (a match
+deals its next hands inside the state: one line refuses it; the adapter plays one hand).
+``position`` starts the game from that position (the domino hands then count as dealt;
+such a game is not resampled by ``resample_from_infostate``).
 
 ``pyspiel.load_game("pipslab_happy(mode=block,max_pip=2)")`` loads the tiny game that
 OpenSpiel's CFR and exact exploitability can finish (``pipslab exploitability``).  The
@@ -60,7 +63,7 @@ What a seat sees
   passes; Triple's scores), without the order of past events.
 * **Observation tensor**: the pipslab encoder of that view — the game's
   ``Game.observation_encoder`` (Happy 111 floats, Troshin 191, Triple 220, backgammon
-  Tesauro's 198), the vector the Gymnasium envs give.
+  223: Tesauro's 198 and the dice left), the vector the Gymnasium envs give.
 * No **information state tensor**: the encoders are not perfect-recall, and a fixed-size
   encoding of the whole history would be a new format nothing here reads.  Algorithms
   that need one (deep CFR …) are not supported.
@@ -87,8 +90,9 @@ games; the engines' own loops are far faster for long runs.
 from __future__ import annotations
 
 import dataclasses
+import re
 from math import comb
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 import pyspiel
@@ -100,9 +104,10 @@ from pipslab.envs.dominoes.common import END_NAMES, OUTRANKING, needs_redeal
 from pipslab.envs.dominoes.engine import LAYOUTS, sample_world
 from pipslab.envs.dominoes.tiles import SUIT, format_tiles, tile_name, tiles_of
 from pipslab.envs.errors import PipslabError
-from pipslab.envs.game import GAMES
+from pipslab.envs.game import GAMES, Game
 
-__all__ = ["DominoGame", "DominoState", "BackgammonGame", "BackgammonState", "SHORT_NAMES", "load"]
+__all__ = ["DominoGame", "DominoState", "BackgammonGame", "BackgammonState", "ADAPTERS", "SHORT_NAMES", "load",
+           "game_type", "parameters", "short_name"]
 
 _SEQ = pyspiel.GameType.Dynamics.SEQUENTIAL
 _CHANCE = pyspiel.PlayerId.CHANCE
@@ -124,10 +129,6 @@ class _ScriptedShuffle:
 
     def integers(self, n: int) -> int:
         return self.first
-
-
-def _options(params: dict, names) -> dict:
-    return {k: params[k] for k in names if k in params}
 
 
 class _Engine:
@@ -152,37 +153,30 @@ class _Engine:
 class DominoGame(pyspiel.Game):
     """A pipslab domino game (``pipslab_happy``, ``pipslab_troshin``, ``pipslab_triple``);
     see the module docstring.  ``params``: the pipslab game's options, as pyspiel game
-    parameters (``hand_size=0`` standing for "the set's default")."""
+    parameters (:func:`parameters`)."""
 
     pipslab_name = ""
     game_type: pyspiel.GameType = None
 
     def __init__(self, params=None):
-        params = dict(params or {})
-        defaults = dict(self.game_type.parameter_specification)
-        unknown = set(params) - set(defaults)
-        if unknown:
-            raise PipslabError(f"{self.game_type.short_name} has no parameter {', '.join(sorted(unknown))}")
-        values = {**defaults, **params}
-        options = {k: v for k, v in values.items() if not (k == "hand_size" and v == 0)}
         spec = GAMES[self.pipslab_name]
-        self.options = spec.resolve(options)
+        values, self.options = _resolve(spec, self.game_type, params)
         probe = spec.new_state(np.random.default_rng(0), self.options)
         if not hasattr(probe, "hands"):
             raise PipslabError(f"{self.game_type.short_name}: a match deals new hands inside the state; "
                                "the adapter plays one hand (match=false)")
+        self.start = probe if self.options.get("position") else None
         self.variant = v = probe.variant
         self.encoder = spec.observation_encoder(self.options)
-        boneyard = v.set_size - v.players * v.hand_size
-        drawn = boneyard if v.draw else 0
-        # deal (+ a lot for the first seat), placements, draws (decision + chance each), and
-        # passes: at most a round of them before each placement or draw, and one at the end
-        length = v.players * v.hand_size + 1 + v.set_size + 2 * drawn + v.players * (v.set_size + drawn + 1)
+        drawn = v.set_size - v.players * v.hand_size if v.draw else 0
+        # the game's own steps, then the deal (+ a lot for the first seat) and a chance node per draw
+        length = spec.max_game_length(self.options) + v.players * v.hand_size + 1 + drawn
         if v.redeal_doubles or v.redeal_suit:
             length += 3 * v.players * v.hand_size   # room for three redeals (each < 1% likely)
+        low, high = spec.utility_bounds(self.options)
         info = pyspiel.GameInfo(
-            num_distinct_actions=v.num_actions, max_chance_outcomes=28, num_players=v.players,
-            min_utility=-1.0, max_utility=1.0, utility_sum=0.0, max_game_length=length)
+            num_distinct_actions=spec.actions(self.options), max_chance_outcomes=28, num_players=v.players,
+            min_utility=low, max_utility=high, utility_sum=spec.utility_sum, max_game_length=length)
         super().__init__(self.game_type, info, values)
 
     def new_initial_state(self):
@@ -210,6 +204,9 @@ class DominoState(pyspiel.State):
         self.deals = 0
         self.drawing = False
         self.lot = -1   # Triple: the seat drawn by lot to open
+        if game.start is not None:   # the position option: the hands held there count as dealt
+            self.engine = game.start.clone()
+            self.dealt = [list(tiles_of(hand)) for hand in self.engine.hands]
 
     @property
     def engine(self):
@@ -423,6 +420,8 @@ class DominoState(pyspiel.State):
         if v.layout != "line":
             raise PipslabError(f"resample_from_infostate: {v.name}'s luck draws are not resampled; "
                                "resampling supports the line games (Happy, Troshin)")
+        if self._game.start is not None:
+            raise PipslabError("resample_from_infostate: a game started from a position is not resampled")
         if self.engine is None or self.current_player() < 0 and not self.is_terminal():
             raise PipslabError("resample_from_infostate: only at a seat's decision or the end")
         seed = int(probability_sampler() * 2 ** 31) if probability_sampler is not None else 0
@@ -554,62 +553,22 @@ class DominoObserver:
         return state.observation_text(player, self.private)
 
 
-def _domino_type(short: str, long: str, min_players: int, max_players: int, params: dict) -> pyspiel.GameType:
-    return pyspiel.GameType(
-        short_name=short, long_name=long, dynamics=_SEQ,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.ZERO_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=max_players, min_num_players=min_players,
-        provides_information_state_string=True, provides_information_state_tensor=False,
-        provides_observation_string=True, provides_observation_tensor=True,
-        parameter_specification=params)
-
-
-class HappyGame(DominoGame):
-    pipslab_name = "happy"
-    game_type = _domino_type("pipslab_happy", "pipslab Happy dominoes", 2, 2,
-                             {"mode": "block", "max_pip": 6, "hand_size": 0})
-
-
-class TroshinGame(DominoGame):
-    pipslab_name = "troshin"
-    game_type = _domino_type("pipslab_troshin", "pipslab Troshin's draw game (one hand)", 2, 4,
-                             {"players": 2, "pairs": False})
-
-
-class TripleGame(DominoGame):
-    pipslab_name = "triple"
-    game_type = _domino_type("pipslab_triple", "pipslab Triple domino for luck", 2, 4, {"players": 2})
-
-
 # ---------------------------------------------------------------------------- backgammon
-_BG_TYPE = pyspiel.GameType(
-    short_name="pipslab_backgammon", long_name="pipslab backgammon (money play, no cube)", dynamics=_SEQ,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2, min_num_players=2,
-    provides_information_state_string=True, provides_information_state_tensor=False,
-    provides_observation_string=True, provides_observation_tensor=True,
-    parameter_specification={"gammons": True})
-
-
 class BackgammonGame(pyspiel.Game):
     """pipslab's backgammon (``pipslab_backgammon``); see the module docstring."""
 
+    pipslab_name = "backgammon"
+    game_type: pyspiel.GameType = None
+
     def __init__(self, params=None):
-        params = {**_BG_TYPE.parameter_specification, **dict(params or {})}
-        spec = GAMES["backgammon"]
-        self.options = spec.resolve({"gammons": params["gammons"]})
+        spec = GAMES[self.pipslab_name]
+        values, self.options = _resolve(spec, self.game_type, params)
         self.encoder = spec.observation_encoder(self.options)
-        top = 3.0 if self.options["gammons"] else 1.0
-        # a bound, not a certainty: hitting can prolong a game without limit, but a game of
-        # 10,000 checker moves and rolls has never been seen
-        info = pyspiel.GameInfo(num_distinct_actions=151, max_chance_outcomes=36, num_players=2,
-                                min_utility=-top, max_utility=top, utility_sum=0.0, max_game_length=10_000)
-        super().__init__(_BG_TYPE, info, params)
+        low, high = spec.utility_bounds(self.options)
+        info = pyspiel.GameInfo(num_distinct_actions=spec.actions(self.options), max_chance_outcomes=36,
+                                num_players=2, min_utility=low, max_utility=high, utility_sum=spec.utility_sum,
+                                max_game_length=spec.max_game_length(self.options))
+        super().__init__(self.game_type, info, values)
 
     def new_initial_state(self):
         return BackgammonState(self)
@@ -625,8 +584,8 @@ class BackgammonState(pyspiel.State):
 
     def __init__(self, game: BackgammonGame):
         super().__init__(game)
-        from pipslab.envs.backgammon.game import new_game
-        self._engine = _Engine(new_game(None, gammons=game.options["gammons"]))
+        # the start position (or the position option's), the opening roll a chance node
+        self._engine = _Engine(GAMES[game.pipslab_name].new_state(None, game.options))
 
     @property
     def engine(self):
@@ -675,7 +634,8 @@ class BackgammonState(pyspiel.State):
 class BackgammonObserver:
     """Perfect information: the information state string is the history; the
     observation is the position from the observer's side (Position ID, dice, who is on
-    roll) and its tensor Tesauro's 198 inputs (``Game.observation_encoder``)."""
+    roll) and its tensor the game's encoder (``Game.observation_encoder``: Tesauro's 198
+    inputs and the dice left to play)."""
 
     def __init__(self, game: BackgammonGame, iig_obs_type):
         self.game = game
@@ -697,17 +657,94 @@ class BackgammonObserver:
 
 
 # ---------------------------------------------------------------------------- registry
-SHORT_NAMES = {"happy": "pipslab_happy", "troshin": "pipslab_troshin", "triple": "pipslab_triple",
-               "backgammon": "pipslab_backgammon"}
+#: the OpenSpiel game class of each family with a state adapter here
+ADAPTERS = {"dominoes": DominoGame, "backgammon": BackgammonGame}
+#: pipslab game -> its OpenSpiel short name, for every game registered here
+SHORT_NAMES: Dict[str, str] = {}
+#: the value of a parameter standing for an option that is not set, per type
+_UNSET = {int: 0, float: 0.0, str: "", bool: False}
 
-for _cls in (HappyGame, TroshinGame, TripleGame):
-    pyspiel.register_game(_cls.game_type, _cls)
-pyspiel.register_game(_BG_TYPE, BackgammonGame)
+
+def short_name(game: Game) -> str:
+    return "pipslab_" + re.sub(r"\W", "_", game.name)
+
+
+def parameters(game: Game) -> Dict[str, Any]:
+    """The OpenSpiel parameters of ``game``: each option with its default; an option that
+    is "not set" by default takes a value outside its range standing for it (0 — or
+    ``low - 1`` when 0 is allowed —, the empty string)."""
+    out: Dict[str, Any] = {}
+    for o in game.options_spec:
+        if o.default is not None:
+            out[o.name] = o.type(o.default)
+            continue
+        unset = _UNSET.get(o.type, "")
+        if o.type in (int, float) and o.low is not None and o.low <= unset:
+            unset = o.type(o.low - 1)
+        out[o.name] = unset
+    return out
+
+
+def _resolve(game: Game, game_type, params):
+    """``(values, options)``: the game's parameters with ``params`` given (unknown names
+    refused) and the resolved pipslab options they stand for."""
+    params = dict(params or {})
+    defaults = dict(game_type.parameter_specification)
+    unknown = set(params) - set(defaults)
+    if unknown:
+        raise PipslabError(f"{game_type.short_name} has no parameter {', '.join(sorted(unknown))} "
+                           f"(its parameters: {', '.join(defaults) or 'none'})")
+    values = {**defaults, **params}
+    spec = parameters(game)
+    options = {}
+    for o in game.options_spec:
+        value = values[o.name]
+        if o.default is None and value == spec[o.name]:
+            continue   # "not set"
+        if o.type is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        options[o.name] = value
+    return values, game.resolve(options, strict=True)
+
+
+def game_type(game: Game) -> pyspiel.GameType:
+    """The OpenSpiel game type of ``game``, from its definition alone (module docstring)."""
+    low, high = game.player_range()
+    if game.utility_sum is None:
+        utility = pyspiel.GameType.Utility.GENERAL_SUM
+    elif game.utility_sum == 0:
+        utility = pyspiel.GameType.Utility.ZERO_SUM
+    else:
+        utility = pyspiel.GameType.Utility.CONSTANT_SUM
+    information = (pyspiel.GameType.Information.PERFECT_INFORMATION if game.perfect_information
+                   else pyspiel.GameType.Information.IMPERFECT_INFORMATION)
+    return pyspiel.GameType(
+        short_name=short_name(game), long_name=f"pipslab {game.description or game.name}", dynamics=_SEQ,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC, information=information, utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL, max_num_players=high, min_num_players=low,
+        provides_information_state_string=True, provides_information_state_tensor=False,
+        provides_observation_string=True, provides_observation_tensor=True,
+        parameter_specification=parameters(game))
+
+
+def _register(game: Game) -> None:
+    base = ADAPTERS.get(game.family)
+    if base is None or game.name in SHORT_NAMES:
+        return
+    if base is BackgammonGame and game.name != "backgammon":
+        return   # the backgammon state adapter plays pipslab's backgammon engine only
+    kind = type(f"{base.__name__}[{game.name}]", (base,), {"pipslab_name": game.name, "game_type": game_type(game)})
+    pyspiel.register_game(kind.game_type, kind)
+    SHORT_NAMES[game.name] = kind.game_type.short_name
+
+
+GAMES.on_register(_register)
 
 
 def load(game: str, options: Optional[dict] = None) -> pyspiel.Game:
     """The OpenSpiel game of pipslab's ``game`` (``happy``, ``troshin``, ``triple``,
-    ``backgammon``) with these options, e.g. ``load("happy", {"max_pip": 2})``."""
+    ``backgammon`` …) with these options, e.g. ``load("happy", {"max_pip": 2})``."""
     if game not in SHORT_NAMES:
-        raise PipslabError(f"no OpenSpiel adapter for {game!r}; adapted: {', '.join(SHORT_NAMES)}")
+        raise PipslabError(f"no OpenSpiel game for {game!r}: OpenSpiel plays the games of the families "
+                           f"{', '.join(ADAPTERS)} ({', '.join(SHORT_NAMES)})")
     return pyspiel.load_game(SHORT_NAMES[game], dict(options or {}))

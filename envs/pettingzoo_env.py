@@ -40,9 +40,9 @@ Contract
 * **Illegal actions**: :func:`env` (``TerminateIllegalWrapper``) ends the game for
   everyone, ``illegal_reward`` to the agent that made it and 0 to the others, with a
   warning — the classic envs' rule; ``illegal_reward`` defaults to the game's worst return
-  (−1; backgammon −3, or −1 with ``gammons=False``, as ``illegal_action="lose"`` in the
-  Gymnasium envs).  :func:`raw_env` raises :class:`~pipslab.envs.errors.IllegalActionError`
-  naming the legal actions.
+  (``Game.utility_bounds``: −1; backgammon −3, or −1 with ``gammons=False``, as
+  ``illegal_action="lose"`` in the Gymnasium envs).  :func:`raw_env` raises
+  :class:`~pipslab.envs.errors.IllegalActionError` naming the legal actions.
 * **Reset**: ``reset(seed=None, options=None)``.  ``seed`` reseeds ``self.np_random``
   (Gymnasium's seeding), the only randomness of the env: a seed and the agents' actions fix
   the whole game.  Without a seed the generator goes on (a fresh one from the OS's entropy
@@ -50,9 +50,13 @@ Contract
   position (games with a notation: the domino position strings, a GNU BG Position ID with
   seat 0 to roll); any other key is ignored with a warning (PettingZoo's ``api_test``
   passes one).
-* **infos**: ``{}`` for every agent while the game is on; at the end
-  ``{"outcome": Outcome}`` for every agent (the game's
-  :class:`~pipslab.envs.game.Outcome`: returns, points and pips left per seat — the hands
+* **infos**: every agent's, on every step, the same keys as the Gymnasium env's ``info``
+  without its three learner keys (``action_mask``, ``legal_actions``, ``illegal_action``):
+  ``Game.info`` of the agent's seat — ``winner``, ``winning_team``, ``draw``,
+  ``points_<s>``, ``pips_left_<s>`` (the "not over" defaults until the end), the game's
+  info columns (``blocked``, ``gammon`` …) and its live public info as that seat sees it
+  (scores, dice).  At the end also ``outcome``, the game's
+  :class:`~pipslab.envs.game.Outcome` (returns, points and pips left per seat — the hands
   are turned up and counted at the end, RULES — and the game's own columns).
 * **Render**: ``"ansi"`` returns the text, the game's ``render``; ``"rgb_array"`` the same
   table as an RGB picture, ``uint8[H, W, 3]`` of one fixed size per game
@@ -70,7 +74,9 @@ Contract
   would hold the hidden tiles.  The game state itself is ``env.unwrapped.game_state`` (the
   engine's object, every hand in it: for tests and debugging, never an agent's input).
 
-Version history: v0 — first release.
+Version history: v0 — first release.  v0, issue 20 — ``infos`` carry the Gymnasium env's
+result fields, info columns and live info on every step (were ``{}`` until the end);
+the default ``illegal_reward`` is ``Game.utility_bounds``' minimum (the same values).
 """
 from __future__ import annotations
 
@@ -96,13 +102,9 @@ RESET_KEYS = ("position",)
 
 
 def worst_return(game: Game, options: Mapping[str, Any]) -> float:
-    """The lowest return a seat can get in ``game`` (the default ``illegal_reward``): a
-    backgammon lost by a backgammon when gammons count (−3), −1 otherwise — the
-    ``illegal_action="lose"`` penalty of the Gymnasium envs."""
-    opts = game.resolve(options)
-    if game.family == "backgammon" and opts.get("gammons", True):
-        return -3.0
-    return -1.0
+    """The lowest return a seat can get in ``game`` with ``options`` (the default
+    ``illegal_reward``): ``game.utility_bounds(options)[0]``."""
+    return game.utility_bounds(options)[0]
 
 
 class PipslabAECEnv(AECEnv):
@@ -119,12 +121,13 @@ class PipslabAECEnv(AECEnv):
             raise PipslabError(f"the PettingZoo env plays a Game definition, got {type(self.game).__name__}")
         given = dict(options or {})
         given.update(game_options)
-        self.options = self.game.resolve(given)
+        self.options = self.game.resolve(given, strict=True)
         self.render_mode = check_choice("render_mode", render_mode, (None,) + tuple(self.metadata["render_modes"]))
         self.players = self.game.players(self.options)
         self.teams = self.game.teams(self.options)
         self.num_actions = self.game.actions(self.options)
         self.encoder = self.game.observation_encoder(self.options)
+        self.info_defaults = self.game.info_defaults(self.options)
         self.possible_agents = [f"player_{seat}" for seat in range(self.players)]
         self.agent_seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.viewer = self._viewer_seat(viewer)
@@ -179,6 +182,12 @@ class PipslabAECEnv(AECEnv):
                 mask[legal] = 1
         return mask
 
+    def _update_infos(self) -> None:
+        """Every agent's info: ``Game.info`` of its seat (module docstring)."""
+        for agent in self.agents:
+            self.infos[agent] = self.game.info(self.game_state, self.agent_seat[agent], self.options,
+                                               self.info_defaults)
+
     def _finish(self) -> None:
         """The game is over: every seat's return, an outcome in every info, all terminated."""
         returns = self.game_state.returns()
@@ -186,7 +195,7 @@ class PipslabAECEnv(AECEnv):
         for agent in self.agents:
             self.rewards[agent] = float(returns[self.agent_seat[agent]])
             self.terminations[agent] = True
-            self.infos[agent] = {"outcome": outcome}
+            self.infos[agent]["outcome"] = outcome
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
@@ -204,6 +213,7 @@ class PipslabAECEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
+        self._update_infos()
         self._select()
         if self.game_state.is_terminal:   # a position of a finished game
             self._finish()
@@ -248,6 +258,7 @@ class PipslabAECEnv(AECEnv):
         self._clear_rewards()
         self.game_state.apply(action)
         self._roll_chance()
+        self._update_infos()
         if self.game_state.is_terminal:
             self._finish()
         self._select()

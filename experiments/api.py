@@ -8,7 +8,6 @@ by the tests (``tests/test_api.py`` runs these docstrings and the README's code 
 """
 from __future__ import annotations
 
-import inspect
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,10 +23,6 @@ from pipslab.envs.game import get_game
 
 __all__ = ["make_env", "make_agent", "load_net", "tournament", "register_policy", "Net", "TournamentTables"]
 
-# SeatEnv's own keywords: everything else given to make_env is a game option
-ENV_KEYWORDS = ("learner_seat", "opponents", "opponent", "render_mode", "illegal_action", "reveal", "auto_forced")
-
-
 def make_env(game: str, **kwargs):
     """The Gymnasium env of ``game`` (one learner seat; every other seat an agent)::
 
@@ -39,27 +34,13 @@ def make_env(game: str, **kwargs):
         >>> bool(obs["action_mask"].any())
         True
 
+    ``gymnasium.make`` of the game's Gym id (``get_game(game).gym_id()``), with its checks.
     Keywords are the env's (``learner_seat``, ``opponents``, ``render_mode``,
-    ``illegal_action``, ``reveal``) and the game's options (``mode``, ``players``,
-    ``max_pip`` … as ``pipslab tournament --help`` lists them).  The registered Gym id is
-    used when its env takes every option given (``gymnasium.make``, with its checks);
-    otherwise the generic adapter of the same game (:class:`pipslab.envs.generic_env.GameEnv`)."""
+    ``illegal_action``, ``reveal``, ``auto_forced``) and the game's options (``mode``,
+    ``players``, ``max_pip`` … as ``pipslab tournament --help`` lists them)."""
     import gymnasium as gym
 
-    spec = get_game(game)
-    options = {k: v for k, v in kwargs.items() if k not in ENV_KEYWORDS}
-    spec.resolve(options)                      # an unknown or bad option: one line, here
-    if spec.env_id:
-        env_cls = gym.spec(spec.env_id).entry_point
-        if isinstance(env_cls, str):
-            module, _, name = env_cls.partition(":")
-            env_cls = getattr(__import__(module, fromlist=[name]), name)
-        params = inspect.signature(env_cls.__init__).parameters
-        takes_all = any(p.kind is p.VAR_KEYWORD for p in params.values()) or all(k in params for k in kwargs)
-        if takes_all:
-            return gym.make(spec.env_id, **kwargs)
-    from pipslab.envs.generic_env import GameEnv
-    return GameEnv(spec.name, **kwargs)
+    return gym.make(get_game(game).gym_id(), **kwargs)
 
 
 def make_agent(spec: str, game: str, **options):

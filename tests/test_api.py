@@ -53,7 +53,7 @@ def test_the_readme_bring_your_own_bot_blocks_run(tmp_path, monkeypatch, capsys)
 
 
 def test_make_env_takes_every_option_of_the_game():
-    env = pipslab.make_env("happy", max_pip=4, opponents="heaviest")       # the Gym id's env does not take max_pip
+    env = pipslab.make_env("happy", max_pip=4, opponents="heaviest")
     obs, _ = env.reset(seed=1)
     assert obs["action_mask"].any()
     with pytest.raises(PipslabError, match="colour"):

@@ -192,6 +192,9 @@ TOY_RACE = register_game(Game(
     outcome=race_outcome,
     render=render_race,
     encoder=lambda o: Encoder(13, encode_race),
+    utility_sum=0.0,                                       # returns in [-1, 1] (the default bounds)
+    info_columns=lambda o: {"turns": 0, "capped": False},  # Outcome.extra in every road's info
+    live_info=lambda state, seat: {f"score_{p}": int(s) for p, s in enumerate(state.scores)},
     env_id="pipslab/ToyDiceRace-v0",
 ), replace=True)
 

@@ -1,7 +1,7 @@
 """Backgammon (RULES §5): positions, move generation, GNU BG Position IDs, game state, env.
 
 The rules modules (``board``, ``moves``, ``game``) import no gymnasium/torch/pandas; the
-Gymnasium adapter is ``pipslab.envs.backgammon.env.BackgammonEnv``.  The names below are
+Gymnasium env is ``pipslab/Backgammon-v1`` (``env.BackgammonEnvMixin``).  The names below are
 imported on first use (the move generator compiles with numba), so ``import pipslab``
 stays quick: ``from pipslab.envs.backgammon import BackgammonState`` works as ever.
 """

@@ -3,8 +3,14 @@
 
 Options: ``gammons`` (default true: gammons and backgammons count 2 and 3) and
 ``position`` (a GNU Backgammon Position ID, the player on roll in seat 0).  A finished
-game records returns and points per seat (±1/2/3), pips left, and the columns
-``gammon``, ``backgammon`` and ``turns`` (rolls made).
+game records returns and points per seat (±1/2/3: the utility bounds are ±3, or ±1
+without gammons; zero-sum), pips left, and the columns ``gammon``, ``backgammon`` and
+``turns`` (rolls made); ``info`` also has, live, the position, the roll and the dice left
+(:func:`live_info`).  The observation is :func:`encode_view`
+(:func:`pipslab.envs.backgammon.features.observation`, 223 inputs: Gym id
+``pipslab/Backgammon-v1``; ``-v0``, from when it had 198, is a deprecated alias).  The
+Gymnasium env composes in :class:`pipslab.envs.backgammon.env.BackgammonEnvMixin`
+(``afterstates()``, ``step_play()``, reset to a position with dice).
 
 The engine is imported on first use, so registering the game costs no compilation.
 """
@@ -37,12 +43,25 @@ def backgammon_outcome(state) -> Outcome:
                                 extra={"gammon": r["gammon"], "backgammon": r["backgammon"], "turns": turns})
 
 
-def _encode(view):
-    """The env's observation of a view (:func:`pipslab.envs.backgammon.features.observation`):
+def encode_view(view):
+    """The observation of a view (:func:`pipslab.envs.backgammon.features.observation`):
     Tesauro's 198 inputs and the dice the viewer has left to play (zero off its turn)."""
     from .features import observation
     on_roll = view.player == view.current_player and not view.is_terminal
     return observation(view.position, on_roll, view.dice if on_roll else (), view.moves_left if on_roll else 0)
+
+
+def live_info(state, seat: int):
+    """``position_id`` (from ``seat``'s side), ``roll_0``/``roll_1`` (this turn's roll, 0
+    when none), ``dice_0`` .. ``dice_3`` (``seat``'s dice left to play, larger first, 0 for
+    none and off its turn) and ``moves_left`` (0 off its turn)."""
+    mine = state.current_player == seat and not state.is_terminal
+    dice = tuple(state.dice) if mine else ()
+    roll = tuple(state.roll) + (0, 0)
+    info = {"position_id": state.position_from(seat).id, "roll_0": int(roll[0]), "roll_1": int(roll[1])}
+    info.update((f"dice_{i}", int(dice[i]) if i < len(dice) else 0) for i in range(4))
+    info["moves_left"] = int(state.moves_left) if mine else 0
+    return info
 
 
 BACKGAMMON = Game(
@@ -58,10 +77,19 @@ BACKGAMMON = Game(
     outcome=backgammon_outcome,
     render=lambda state: state.render(),
     action_name=lambda state, action: state.action_name(action),
-    encoder=lambda o: Encoder(OBS_SIZE, _encode, 0.0, 7.5),
+    encoder=lambda o: Encoder(OBS_SIZE, encode_view, 0.0, 7.5),
     family="backgammon",
-    env_id="pipslab/Backgammon-v0",
-    env_entry="pipslab.envs.backgammon.env:BackgammonEnv",
+    utility=lambda o: (-3.0, 3.0) if o["gammons"] else (-1.0, 1.0),
+    utility_sum=0.0,
+    # a bound, not a certainty: hitting can prolong a game without limit, but a game of
+    # 10,000 checker moves and rolls has never been seen
+    max_length=10_000,
+    info_columns=lambda o: {"gammon": False, "backgammon": False, "turns": 0},
+    live_info=live_info,
+    perfect_information=True,
+    env_id="pipslab/Backgammon-v1",
+    env_aliases=("pipslab/Backgammon-v0",),
+    env_mixin="pipslab.envs.backgammon.env:BackgammonEnvMixin",
 )
 
 register_game(BACKGAMMON, replace=True)

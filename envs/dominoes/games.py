@@ -1,11 +1,13 @@
 """The domino games' definitions (:class:`pipslab.envs.game.Game`): ``happy``, ``troshin``
 and ``triple``, registered in :data:`pipslab.envs.GAMES` when :mod:`pipslab.envs` is imported.
 
-Everything the harness and the CLI know about these games is here: their options
-(Happy: ``mode``, ``max_pip``, ``hand_size``; Troshin: ``players``, ``pairs``, ``match``; Triple: ``players``; all:
-``position``), seats and teams, deals and positions, and what a finished game records
-(:func:`happy_outcome` …: returns, points and pips left per seat, and the columns
-``blocked``, ``passes``, ``draws`` — Troshin adds the match's, Triple its score columns).
+Everything the harness, the CLI and the adapters know about these games is here: their
+options (Happy: ``mode``, ``max_pip``, ``hand_size``; Troshin: ``players``, ``pairs``,
+``match``; Triple: ``players``; all: ``position``), seats and teams, deals and positions,
+the encoders (:mod:`pipslab.envs.dominoes.encoding`), the bounds (returns in [−1, 1],
+zero-sum), and what ``info`` and a finished game record (:func:`happy_outcome` …: returns,
+points and pips left per seat, and the columns ``blocked``, ``passes``, ``draws`` —
+Troshin adds the match's, Triple its score columns).
 """
 from __future__ import annotations
 
@@ -14,8 +16,9 @@ from typing import Any, Dict, Mapping
 import numpy as np
 
 from pipslab.envs.errors import PipslabError
-from pipslab.envs.game import Encoder, Game, Option, Outcome, lazy, outcome_from_returns, register_game
+from pipslab.envs.game import Encoder, Game, Option, Outcome, outcome_from_returns, register_game
 
+from .encoding import HAPPY_SIZE, TRIPLE_SIZE, TROSHIN_SIZE, encode_triple_view, encode_troshin_view, encode_view
 from .engine import DRAW, PASS, deal
 from .match import TroshinMatch, new_match
 from .notation import format_position, parse_position, render
@@ -51,6 +54,19 @@ def _check_variant(state, variant, flags: str):
     if state.variant != variant:
         raise PipslabError(f"the position is {state.variant.name}, not {variant.name} (see {flags})")
     return state
+
+
+def _max_length(variant) -> int:
+    """Placements, draws, and passes (at most a round of them before each placement or
+    draw, and one at the end) of one hand."""
+    v = variant
+    drawn = v.set_size - v.players * v.hand_size if v.draw else 0
+    return v.set_size + drawn + v.players * (v.set_size + drawn + 1)
+
+
+def _columns() -> Dict[str, Any]:
+    """The outcome columns every domino game's ``info`` carries, not over."""
+    return {"blocked": False, "passes": 0, "draws": 0}
 
 
 def _hand_outcome(state, extra: Dict[str, Any]) -> Outcome:
@@ -92,10 +108,12 @@ HAPPY = Game(
     outcome=happy_outcome,
     render=_render,
     action_name=_action_name,
-    encoder=lambda o: Encoder(111, lazy("pipslab.envs.dominoes.env:encode_view")),
+    encoder=lambda o: Encoder(HAPPY_SIZE, encode_view),
     family=FAMILY,
     env_id="pipslab/HappyDominoes-v0",
-    env_entry="pipslab.envs.dominoes.env:HappyDominoesEnv",
+    utility_sum=0.0,
+    max_length=lambda o: _max_length(_happy(o)),
+    info_columns=lambda o: _columns(),
 )
 
 
@@ -116,8 +134,29 @@ def _troshin_position(text, o, rng):
     state = parse_position(text, rng=rng if rng is not None else np.random.default_rng(0))
     _check_variant(state, _troshin(o), "--players/--pairs")
     if isinstance(state, TroshinMatch) != bool(o["match"]):
-        raise PipslabError("a match position (match=…) goes with --match, and --match needs one")
+        raise PipslabError("a match position (match=…) goes with the option match=true (--match), and "
+                           "match=true needs one")
     return state
+
+
+def troshin_columns(o: Mapping[str, Any]) -> Dict[str, Any]:
+    out = _columns()
+    if o["match"]:
+        out.update(match=True, hands=0, match_winner=-1)
+        out.update((f"score_team{t}", 0) for t in range(_troshin(o).n_teams))
+    return out
+
+
+def troshin_live_info(state, seat: int) -> Dict[str, Any]:
+    """A hand: each seat's Troshin points (0 until the hand ends).  A match: each seat's
+    side's score (``points_<s>``), ``score_team<t>`` and ``hands`` (started)."""
+    if not isinstance(state, TroshinMatch):
+        return {f"points_{s}": float(p) for s, p in enumerate(state.points())}
+    teams = state.variant.teams
+    info: Dict[str, Any] = {f"points_{s}": float(state.scores[teams[s]]) for s in range(len(teams))}
+    info.update((f"score_team{t}", int(score)) for t, score in enumerate(state.scores))
+    info["hands"] = int(state.hand_index)
+    return info
 
 
 def troshin_outcome(state) -> Outcome:
@@ -154,10 +193,13 @@ TROSHIN = Game(
     outcome=troshin_outcome,
     render=_render,
     action_name=_action_name,
-    encoder=lambda o: Encoder(191, lazy("pipslab.envs.dominoes.troshin_env:encode_troshin_view")),
+    encoder=lambda o: Encoder(TROSHIN_SIZE, encode_troshin_view),
     family=FAMILY,
     env_id="pipslab/TroshinDominoes-v0",
-    env_entry="pipslab.envs.dominoes.troshin_env:TroshinDominoesEnv",
+    utility_sum=0.0,
+    max_length=lambda o: 0 if o["match"] else _max_length(_troshin(o)),   # a match: no bound
+    info_columns=troshin_columns,
+    live_info=troshin_live_info,
 )
 
 
@@ -177,6 +219,24 @@ def triple_outcome(state) -> Outcome:
                                 extra=extra)
 
 
+def triple_columns(o: Mapping[str, Any]) -> Dict[str, Any]:
+    out = _columns()
+    for seat in range(o["players"]):
+        out.update({f"winnings_{seat}": 0, f"penalties_{seat}": 0, f"rank_{seat}": 0})
+    return out
+
+
+def triple_live_info(state, seat: int) -> Dict[str, Any]:
+    """Every seat's ``winnings_<s>``, ``penalties_<s>`` and ``points_<s>`` (their
+    difference), live: both score columns are public."""
+    info: Dict[str, Any] = {}
+    for s in range(len(state.winnings)):
+        info[f"winnings_{s}"] = int(state.winnings[s])
+        info[f"penalties_{s}"] = int(state.penalties[s])
+        info[f"points_{s}"] = float(state.winnings[s] - state.penalties[s])
+    return info
+
+
 TRIPLE = Game(
     name="triple",
     description="Triple domino for luck (RULES §4), 2-4 players, spinner layout",
@@ -192,10 +252,13 @@ TRIPLE = Game(
     outcome=triple_outcome,
     render=_render,
     action_name=_action_name,
-    encoder=lambda o: Encoder(220, lazy("pipslab.envs.dominoes.triple_env:encode_triple_view")),
+    encoder=lambda o: Encoder(TRIPLE_SIZE, encode_triple_view),
     family=FAMILY,
     env_id="pipslab/TripleDominoes-v0",
-    env_entry="pipslab.envs.dominoes.triple_env:TripleDominoesEnv",
+    utility_sum=0.0,
+    max_length=lambda o: _max_length(triple_variant(o["players"])),
+    info_columns=triple_columns,
+    live_info=triple_live_info,
 )
 
 

@@ -10,7 +10,7 @@ The Python API (``docs/api.md``)::
     tables.summary                                                       # a DataFrame
 
 ``import pipslab`` also registers the Gymnasium ids (``pipslab/HappyDominoes-v0``,
-``pipslab/TroshinDominoes-v0``, ``pipslab/TripleDominoes-v0``, ``pipslab/Backgammon-v0``).
+``pipslab/TroshinDominoes-v0``, ``pipslab/TripleDominoes-v0``, ``pipslab/Backgammon-v1``).
 The code lives in three subpackages, following the rules -> envs -> agents -> experiments
 layering: :mod:`pipslab.envs`, :mod:`pipslab.agents` and :mod:`pipslab.experiments`; the
 API's names are loaded on first use, so ``import pipslab`` stays light.

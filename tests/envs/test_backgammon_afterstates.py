@@ -1,4 +1,4 @@
-"""pipslab/Backgammon-v0 inside a turn (issue 14): the observation says which dice are left
+"""pipslab/Backgammon-v1 inside a turn (issue 14): the observation says which dice are left
 to play and how many moves (it is Markov: two states with the same observation have the
 same legal moves), and ``afterstates()`` lists exactly the positions the step API can
 reach by the end of the roll."""
@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from pipslab.envs.backgammon import PASS
-from pipslab.envs.backgammon.env import BackgammonEnv
 from pipslab.envs.backgammon.features import NUM_FEATURES, OBS_SIZE, observation, tesauro_features
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES
+from pipslab.envs.generic_env import GameEnv
 
 START = "4HPwATDgc/ABMA"
 
@@ -19,7 +19,7 @@ def _dice_block(obs):
 
 
 def test_the_observation_counts_the_dice_left_of_a_double():
-    env = BackgammonEnv()
+    env = GameEnv("backgammon")
     obs, info = env.reset(seed=0, options={"position": START, "dice": (5, 5)})
     seen = []
     for _ in range(4):
@@ -35,7 +35,7 @@ def test_the_observation_counts_the_dice_left_of_a_double():
 
 
 def test_a_mixed_roll_shows_which_die_is_left():
-    env = BackgammonEnv()
+    env = GameEnv("backgammon")
     obs, info = env.reset(options={"position": START, "dice": (6, 4)})
     assert list(_dice_block(obs)[:, 0]) == [0, 0, 0, 1, 0, 1] and _dice_block(obs)[:, 1:].sum() == 0
     six = next(a for a in np.flatnonzero(obs["action_mask"]) if a % 6 == 5)     # a move of the 6
@@ -49,7 +49,7 @@ def test_the_observation_is_markov_within_a_turn():
     """The mask is a function of the observation: over random games, every observation
     seen twice came with the same mask (without the dice block, 1-2 and 2-1 after one
     move, or a double after one and after three moves, collide)."""
-    env = BackgammonEnv(opponents="random")
+    env = GameEnv("backgammon", opponents="random")
     masks = {}
     rng = np.random.default_rng(0)
     for seed in range(6):
@@ -83,7 +83,7 @@ def _reachable(env):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_afterstates_are_what_the_steps_reach(seed):
-    env = BackgammonEnv(opponents="random")
+    env = GameEnv("backgammon", opponents="random")
     obs, info = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     checked = 0
@@ -113,7 +113,7 @@ def test_afterstates_are_what_the_steps_reach(seed):
 
 
 def test_afterstates_of_a_blocked_roll_is_the_pass():
-    env = BackgammonEnv()
+    env = GameEnv("backgammon")
     # the learner has a checker on the bar and the opponent's home board is closed
     from pipslab.envs.backgammon import Position
     b = [0] * 26
@@ -131,7 +131,7 @@ def test_afterstates_of_a_blocked_roll_is_the_pass():
 
 
 def test_afterstates_refusals():
-    env = BackgammonEnv()
+    env = GameEnv("backgammon")
     with pytest.raises(PipslabError, match="reset"):
         env.afterstates()
     env.reset(seed=0)
@@ -145,7 +145,7 @@ def test_the_game_encoder_is_the_env_observation():
     """The game's encoder (the PettingZoo/OpenSpiel adapters and the generic env use it)
     gives the env's observation: the dice block on the viewer's turn only."""
     enc = GAMES["backgammon"].observation_encoder()
-    env = BackgammonEnv()
+    env = GameEnv("backgammon")
     obs, _ = env.reset(options={"position": START, "dice": (3, 3)})
     assert enc.size == OBS_SIZE
     assert np.array_equal(enc.encode(env.state.observe(0)), obs["observation"])

@@ -1,4 +1,4 @@
-"""pipslab/Backgammon-v0: the Gymnasium adapter."""
+"""pipslab/Backgammon-v1: the Gymnasium adapter."""
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -6,14 +6,14 @@ from gymnasium.utils.env_checker import check_env
 
 import pipslab  # noqa: F401  (registers the ids)
 from pipslab.envs.backgammon import NUM_ACTIONS, PASS, Position
-from pipslab.envs.backgammon.env import BackgammonEnv, render
 from pipslab.envs.backgammon.features import tesauro_features
 from pipslab.envs.errors import IllegalActionError
+from pipslab.envs.generic_env import GameEnv
 
 
 def test_check_env_passes():
-    check_env(BackgammonEnv(illegal_action="lose"), skip_render_check=False)
-    check_env(gym.make("pipslab/Backgammon-v0", illegal_action="lose", learner_seat=1).unwrapped)
+    check_env(GameEnv("backgammon", illegal_action="lose"), skip_render_check=False)
+    check_env(gym.make("pipslab/Backgammon-v1", illegal_action="lose", learner_seat=1).unwrapped)
 
 
 def _play(env, seed):
@@ -35,7 +35,7 @@ def _play(env, seed):
 
 
 def test_seeding_reproduces_games_and_rewards_are_points():
-    env = BackgammonEnv()
+    env = GameEnv("backgammon")
     t1, r1, info = _play(env, 3)
     t2, r2, _ = _play(env, 3)
     t3, _, _ = _play(env, 4)
@@ -46,7 +46,7 @@ def test_seeding_reproduces_games_and_rewards_are_points():
 
 
 def test_learner_seat_one_and_gammons_off():
-    env = BackgammonEnv(learner_seat=1, gammons=False)
+    env = GameEnv("backgammon", learner_seat=1, gammons=False)
     for seed in range(3):
         _, r, info = _play(env, seed)
         assert r in (1.0, -1.0)
@@ -54,7 +54,7 @@ def test_learner_seat_one_and_gammons_off():
 
 
 def test_reset_from_position_and_illegal_actions():
-    env = BackgammonEnv(render_mode="ansi")
+    env = GameEnv("backgammon", render_mode="ansi")
     obs, info = env.reset(seed=0, options={"position": "4HPwATDgc/ABMA", "dice": (3, 1)})
     assert info["position_id"] == "4HPwATDgc/ABMA"
     assert [info[f"dice_{i}"] for i in range(4)] == [3, 1, 0, 0] and info["moves_left"] == 2
@@ -63,7 +63,7 @@ def test_reset_from_position_and_illegal_actions():
     assert obs["action_mask"].sum() == 7
     with pytest.raises(IllegalActionError):
         env.step(PASS)
-    lose = BackgammonEnv(illegal_action="lose")
+    lose = GameEnv("backgammon", illegal_action="lose")
     lose.reset(seed=0, options={"position": "4HPwATDgc/ABMA", "dice": (3, 1)})
     obs, reward, done, _, info = lose.step(PASS)
     assert done and reward == -3.0 and info["illegal_action"]
@@ -84,8 +84,8 @@ def test_tesauro_encoding():
 def test_render_function_and_opponent_agent():
     from pipslab.agents import make_agent
 
-    env = BackgammonEnv(opponents=make_agent("random", "backgammon"), render_mode="ansi")
+    env = GameEnv("backgammon", opponents=make_agent("random", "backgammon"), render_mode="ansi")
     _play(env, 1)
-    text = render(env.state)
+    text = env.state.render()
     assert "wins" in text
     assert env.action_space.n == NUM_ACTIONS

@@ -6,8 +6,9 @@ from gymnasium.utils.env_checker import check_env
 
 import pipslab  # noqa: F401  (registers the ids)
 from pipslab.agents.registry import make_agent
-from pipslab.envs.dominoes.env import OBS_SIZE, HappyDominoesEnv, encode_view
+from pipslab.envs.dominoes.encoding import HAPPY_SIZE as OBS_SIZE, encode_view
 from pipslab.envs.errors import IllegalActionError, PipslabError
+from pipslab.envs.generic_env import GameEnv
 
 from dominoes_helpers import place, run_episodes, swap_hidden
 
@@ -20,7 +21,7 @@ def test_check_env_passes(mode):
 
 @pytest.mark.parametrize("mode", ["block", "draw"])
 def test_mask_equals_legal_actions_and_episodes_end(mode):
-    env = HappyDominoesEnv(mode=mode, opponents="heaviest")
+    env = GameEnv("happy", mode=mode, opponents="heaviest")
     assert env.obs_size == OBS_SIZE
     rewards, _ = run_episodes(env, 200, max_steps=100)
     assert set(rewards) <= {-1.0, 0.0, 1.0}
@@ -28,7 +29,7 @@ def test_mask_equals_legal_actions_and_episodes_end(mode):
 
 def test_same_seed_and_actions_give_the_same_trajectory():
     def trajectory(seed):
-        env = HappyDominoesEnv(mode="draw", reveal=True)   # reveal: info["position"] is the full position
+        env = GameEnv("happy", mode="draw", reveal=True)   # reveal: info["position"] is the full position
         obs, info = env.reset(seed=seed)
         out = [info["position"]]
         done = False
@@ -42,7 +43,7 @@ def test_same_seed_and_actions_give_the_same_trajectory():
 
 
 def test_learner_seat_one_and_reward_sign():
-    env = HappyDominoesEnv(mode="block", learner_seat=1)
+    env = GameEnv("happy", mode="block", learner_seat=1)
     obs, info = env.reset(options={"position": "happy-block; turn=0; ends=1|0; hands=2-2 / 0-0 0-2"})
     # seat 0 (the opponent) had to pass; the learner (seat 1, black) is to move
     assert env.state.current_player == 1
@@ -52,7 +53,7 @@ def test_learner_seat_one_and_reward_sign():
 
 
 def test_reset_from_position_and_ansi_render():
-    env = HappyDominoesEnv(mode="draw", render_mode="ansi")
+    env = GameEnv("happy", mode="draw", render_mode="ansi")
     obs, info = env.reset(options={"position": "happy-draw; turn=0; ends=1|1; hands=4-4 0-6 2-3 2-6 0-5 / 3-5; boneyard=6-6 0-0"})
     assert info["legal_actions"] == [56]
     text = env.render()
@@ -62,19 +63,19 @@ def test_reset_from_position_and_ansi_render():
 
 
 def test_auto_forced_plays_single_moves_for_the_learner():
-    env = HappyDominoesEnv(mode="draw", auto_forced=True)
+    env = GameEnv("happy", mode="draw", auto_forced=True)
     obs, info = env.reset(options={"position": "happy-draw; turn=0; ends=1|1; hands=4-4 0-6 2-3 2-6 0-5 / 3-5; boneyard=6-6 0-0"})
     # draw, draw, pass for the learner, then the opponent passes: blocked at once
     assert env.state.is_terminal and env.state.pips_left() == [44, 8]
 
 
 def test_illegal_action_raise_and_lose():
-    env = HappyDominoesEnv(mode="block")
+    env = GameEnv("happy", mode="block")
     obs, info = env.reset(seed=3)
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     with pytest.raises(IllegalActionError, match=f"illegal action {bad}"):
         env.step(bad)
-    env = HappyDominoesEnv(mode="block", illegal_action="lose")
+    env = GameEnv("happy", mode="block", illegal_action="lose")
     obs, info = env.reset(seed=3)
     obs, reward, done, _, info = env.step(bad)
     assert done and reward == -1.0 and info["illegal_action"]
@@ -82,15 +83,15 @@ def test_illegal_action_raise_and_lose():
 
 def test_bad_arguments_are_clear_errors():
     with pytest.raises(PipslabError, match="illegal_action"):
-        HappyDominoesEnv(illegal_action="ignore")
+        GameEnv("happy", illegal_action="ignore")
     with pytest.raises(PipslabError, match="unknown agent"):
-        HappyDominoesEnv(opponents="grandmaster")
+        GameEnv("happy", opponents="grandmaster")
     with pytest.raises(PipslabError, match="learner_seat"):
-        HappyDominoesEnv(learner_seat=2)
+        GameEnv("happy", learner_seat=2)
 
 
 def test_observation_hides_the_opponent_hand_and_boneyard():
-    env = HappyDominoesEnv(mode="draw")
+    env = GameEnv("happy", mode="draw")
     env.reset(seed=1)
     s = env.state
     me = env.learner_seat
@@ -113,7 +114,7 @@ def test_opponent_can_be_an_agent_object():
             return action
 
     agent.__class__ = Spy
-    env = HappyDominoesEnv(mode="draw", opponents=agent)
+    env = GameEnv("happy", mode="draw", opponents=agent)
     assert env.opponent is agent
     for seed in range(5):
         moves.clear()

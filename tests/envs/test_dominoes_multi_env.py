@@ -8,9 +8,10 @@ from gymnasium.utils.env_checker import check_env
 import pipslab  # noqa: F401  (registers the ids)
 from pipslab.agents.registry import make_agent
 from pipslab.envs.dominoes.match import TroshinMatch
-from pipslab.envs.dominoes.triple_env import OBS_SIZE as TRIPLE_OBS, TripleDominoesEnv, encode_triple_view
-from pipslab.envs.dominoes.troshin_env import OBS_SIZE as TROSHIN_OBS, TroshinDominoesEnv, encode_troshin_view
+from pipslab.envs.dominoes.encoding import TRIPLE_SIZE as TRIPLE_OBS, TROSHIN_SIZE as TROSHIN_OBS
+from pipslab.envs.dominoes.encoding import encode_triple_view, encode_troshin_view
 from pipslab.envs.errors import IllegalActionError, PipslabError
+from pipslab.envs.generic_env import GameEnv
 
 from dominoes_helpers import place, run_episodes, swap_hidden
 
@@ -32,14 +33,14 @@ def test_triple_check_env(players):
 
 @pytest.mark.parametrize("players, pairs, match", TROSHIN_CONFIGS)
 def test_troshin_masks_rewards_and_points(players, pairs, match):
-    env = TroshinDominoesEnv(players=players, pairs=pairs, match=match, learner_seat=players - 1,
+    env = GameEnv("troshin", players=players, pairs=pairs, match=match, learner_seat=players - 1,
                              opponents="heaviest")
     rewards, info = run_episodes(env, 5 if match else 40)
     assert set(rewards) <= {1.0, 0.0, -1.0, -1.0 / (players - 1)}
     points = [info[f"points_{s}"] for s in range(players)]
     assert points == [float(p) for p in env.outcome().points] and f"points_{players}" not in info
     if match:
-        scores = [info[f"score_team{t}"] for t in range(env.variant.n_teams)]
+        scores = [info[f"score_team{t}"] for t in range(len(set(env.game.teams(env.options))))]
         assert max(scores) >= 100 and len(env.state.hand_points) == info["hands"]
         assert info["match"] and info["match_winner"] == scores.index(max(scores))
         assert isinstance(env.state, TroshinMatch)
@@ -49,7 +50,7 @@ def test_troshin_masks_rewards_and_points(players, pairs, match):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_triple_masks_rewards_and_scores(players):
-    env = TripleDominoesEnv(players=players, learner_seat=1, opponents="suits")
+    env = GameEnv("triple", players=players, learner_seat=1, opponents="suits")
     rewards, info = run_episodes(env, 30)
     result = env.state.result()
     assert [info[f"winnings_{s}"] for s in range(players)] == result["winnings"]
@@ -59,29 +60,29 @@ def test_triple_masks_rewards_and_scores(players):
 
 
 def test_opponents_per_seat_and_bad_arguments():
-    env = TroshinDominoesEnv(players=4, pairs=True, opponents=["random", "heaviest", "suits", None])
+    env = GameEnv("troshin", players=4, pairs=True, opponents=["random", "heaviest", "suits", None])
     assert env.seat_agents[0] is None and env.seat_agents[2].name == "suits"
     env.reset(seed=1)
     with pytest.raises(PipslabError, match="one per seat"):
-        TroshinDominoesEnv(players=3, opponents=["random", "random"])
+        GameEnv("troshin", players=3, opponents=["random", "random"])
     with pytest.raises(PipslabError, match="learner_seat"):
-        TripleDominoesEnv(players=3, learner_seat=3)
+        GameEnv("triple", players=3, learner_seat=3)
     with pytest.raises(PipslabError, match="pairs need 4 players"):
-        TroshinDominoesEnv(players=3, pairs=True)
-    with pytest.raises(PipslabError, match="2, 3 or 4"):
-        TripleDominoesEnv(players=5)
+        GameEnv("troshin", players=3, pairs=True)
+    with pytest.raises(PipslabError, match="players=5: expected 2..4"):
+        GameEnv("triple", players=5)
     agent = make_agent("heaviest", "triple")
-    env = TripleDominoesEnv(players=3, opponents=agent)
+    env = GameEnv("triple", players=3, opponents=agent)
     assert env.seat_agents[1] is agent and env.seat_agents[2] is agent
 
 
 def test_troshin_reset_from_positions_hand_and_match():
-    env = TroshinDominoesEnv(players=2, render_mode="ansi")
+    env = GameEnv("troshin", players=2, render_mode="ansi")
     obs, info = env.reset(options={"position": "troshin-2; turn=0; ends=5|4; hands=5-6 3-3 / 0-0"})
     assert info["legal_actions"] == [place(env.state, "5-6", "left")] and (info["points_0"], info["points_1"]) == (0.0, 0.0)
-    with pytest.raises(PipslabError, match="match=True"):
+    with pytest.raises(PipslabError, match="match=true"):
         env.reset(options={"position": "troshin-2; match=3 / 4; ends=5|4; hands=5-6 / 0-0"})
-    env = TroshinDominoesEnv(players=2, match=True, render_mode="ansi")
+    env = GameEnv("troshin", players=2, match=True, render_mode="ansi")
     obs, info = env.reset(options={"position": "troshin-2; match=95 / 10; turn=0; ends=5|4; hands=5-6 / 0-0"})
     assert obs["observation"][186] == pytest.approx(0.95) and obs["observation"][190] == 1.0
     obs, reward, done, _, info = env.step(info["legal_actions"][0])
@@ -91,21 +92,21 @@ def test_troshin_reset_from_positions_hand_and_match():
 
 
 def test_triple_illegal_actions_raise_or_lose():
-    env = TripleDominoesEnv(players=2)
+    env = GameEnv("triple", players=2)
     obs, info = env.reset(options={"position": "triple-2; turn=0; ends=5|6|-|-; spinner=5; hands=6-2 / 2-2; boneyard=0-0"})
     with pytest.raises(IllegalActionError, match="pass only without a legal placement"):
         env.step(113)
-    env = TripleDominoesEnv(players=2, illegal_action="lose")
+    env = GameEnv("triple", players=2, illegal_action="lose")
     env.reset(options={"position": "triple-2; turn=0; ends=5|6|-|-; spinner=5; hands=6-2 / 2-2; boneyard=0-0"})
     obs, reward, done, _, info = env.step(113)
     assert done and reward == -1.0 and info["illegal_action"] and obs["action_mask"].sum() == 0
 
 
 @pytest.mark.parametrize("make, encode", [
-    (lambda: TroshinDominoesEnv(players=4, pairs=True), encode_troshin_view),
-    (lambda: TroshinDominoesEnv(players=3), encode_troshin_view),
-    (lambda: TripleDominoesEnv(players=4), encode_triple_view),
-    (lambda: TripleDominoesEnv(players=2), encode_triple_view),
+    (lambda: GameEnv("troshin", players=4, pairs=True), encode_troshin_view),
+    (lambda: GameEnv("troshin", players=3), encode_troshin_view),
+    (lambda: GameEnv("triple", players=4), encode_triple_view),
+    (lambda: GameEnv("triple", players=2), encode_triple_view),
 ])
 def test_observation_never_encodes_hidden_tiles(make, encode):
     env = make()

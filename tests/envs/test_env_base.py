@@ -12,35 +12,29 @@ import numpy as np
 import pytest
 
 import pipslab  # noqa: F401  (registers the ids)
-from pipslab.envs.backgammon.env import BackgammonEnv
 from pipslab.envs.base_env import SeatEnv
-from pipslab.envs.dominoes.env import HappyDominoesEnv
 from pipslab.envs.dominoes.match import TroshinMatch
 from pipslab.envs.dominoes.tiles import TILES, tiles_of
-from pipslab.envs.dominoes.triple_env import TripleDominoesEnv
-from pipslab.envs.dominoes.troshin_env import TroshinDominoesEnv
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.generic_env import GameEnv
 
 from dominoes_helpers import swap_hidden
 
 DOMINO_ENVS = {
-    "happy-block": lambda **k: HappyDominoesEnv(mode="block", **k),
-    "happy-draw": lambda **k: HappyDominoesEnv(mode="draw", **k),
-    "troshin-2": lambda **k: TroshinDominoesEnv(players=2, **k),
-    "troshin-3": lambda **k: TroshinDominoesEnv(players=3, **k),
-    "troshin-4": lambda **k: TroshinDominoesEnv(players=4, **k),
-    "troshin-4-pairs": lambda **k: TroshinDominoesEnv(players=4, pairs=True, **k),
-    "troshin-2-match": lambda **k: TroshinDominoesEnv(players=2, match=True, **k),
-    "troshin-4-pairs-match": lambda **k: TroshinDominoesEnv(players=4, pairs=True, match=True, **k),
-    "triple-2": lambda **k: TripleDominoesEnv(players=2, **k),
-    "triple-3": lambda **k: TripleDominoesEnv(players=3, **k),
-    "triple-4": lambda **k: TripleDominoesEnv(players=4, **k),
-    "generic happy-draw": lambda **k: GameEnv("happy", mode="draw", **k),
-    "generic troshin-3": lambda **k: GameEnv("troshin", players=3, **k),
-    "generic triple-3": lambda **k: GameEnv("triple", players=3, **k),
+    "happy-block": lambda **k: GameEnv("happy", mode="block", **k),
+    "happy-draw": lambda **k: GameEnv("happy", mode="draw", **k),
+    "troshin-2": lambda **k: GameEnv("troshin", players=2, **k),
+    "troshin-3": lambda **k: GameEnv("troshin", players=3, **k),
+    "troshin-4": lambda **k: GameEnv("troshin", players=4, **k),
+    "troshin-4-pairs": lambda **k: GameEnv("troshin", players=4, pairs=True, **k),
+    "troshin-2-match": lambda **k: GameEnv("troshin", players=2, match=True, **k),
+    "troshin-4-pairs-match": lambda **k: GameEnv("troshin", players=4, pairs=True, match=True, **k),
+    "triple-2": lambda **k: GameEnv("triple", players=2, **k),
+    "triple-3": lambda **k: GameEnv("triple", players=3, **k),
+    "triple-4": lambda **k: GameEnv("triple", players=4, **k),
+    "happy-d3": lambda **k: GameEnv("happy", mode="draw", max_pip=3, **k),
 }
-ALL_ENVS = dict(DOMINO_ENVS, backgammon=lambda **k: BackgammonEnv(**k))
+ALL_ENVS = dict(DOMINO_ENVS, backgammon=lambda **k: GameEnv("backgammon", **k))
 
 
 # ------------------------------------------------------------------ hidden tiles
@@ -168,7 +162,7 @@ def test_reveal_shows_the_hidden_tiles(name):
 
 
 def test_render_turns_the_hands_up_at_the_end():
-    env = HappyDominoesEnv(mode="block", render_mode="ansi")
+    env = GameEnv("happy", mode="block", render_mode="ansi")
     env.reset(options={"position": "happy-block; turn=0; ends=1|0; hands=1-2 / 0-0 0-2"})
     assert "0-0" not in env.render() and "2 tiles" in env.render()
     obs, reward, done, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
@@ -199,7 +193,7 @@ def test_gym_make_takes_opponents_and_the_old_name():
     env = gym.make("pipslab/HappyDominoes-v0", opponents="heaviest").unwrapped
     assert env.opponent.name == "heaviest"
     with pytest.warns(DeprecationWarning):
-        env = gym.make("pipslab/Backgammon-v0", opponent="random").unwrapped
+        env = gym.make("pipslab/Backgammon-v1", opponent="random").unwrapped
     assert env.opponent is not None
 
 

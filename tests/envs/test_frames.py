@@ -17,11 +17,7 @@ import pipslab  # noqa: F401  (registers the ids)
 import toy_dice_race  # noqa: F401  (registers toy-race and pipslab/ToyDiceRace-v0)
 from dominoes_helpers import swap_hidden
 from pipslab.envs.backgammon.board import Position
-from pipslab.envs.backgammon.env import BackgammonEnv
-from pipslab.envs.dominoes.env import HappyDominoesEnv
 from pipslab.envs.dominoes.match import TroshinMatch
-from pipslab.envs.dominoes.triple_env import TripleDominoesEnv
-from pipslab.envs.dominoes.troshin_env import TroshinDominoesEnv
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES
 from pipslab.envs.generic_env import GameEnv
@@ -31,12 +27,12 @@ from pipslab.envs.render_env import frame_shape, render_frame
 
 # game name, its options, the Gymnasium env of one learner seat
 GAMES_UNDER_TEST = {
-    "happy-block": ("happy", {"mode": "block"}, lambda **kw: HappyDominoesEnv(mode="block", **kw)),
-    "happy-draw": ("happy", {"mode": "draw"}, lambda **kw: HappyDominoesEnv(mode="draw", **kw)),
+    "happy-block": ("happy", {"mode": "block"}, lambda **kw: GameEnv("happy", mode="block", **kw)),
+    "happy-draw": ("happy", {"mode": "draw"}, lambda **kw: GameEnv("happy", mode="draw", **kw)),
     "troshin-4-pairs": ("troshin", {"players": 4, "pairs": True},
-                        lambda **kw: TroshinDominoesEnv(players=4, pairs=True, **kw)),
-    "triple-3": ("triple", {"players": 3}, lambda **kw: TripleDominoesEnv(players=3, **kw)),
-    "backgammon": ("backgammon", {}, lambda **kw: BackgammonEnv(**kw)),
+                        lambda **kw: GameEnv("troshin", players=4, pairs=True, **kw)),
+    "triple-3": ("triple", {"players": 3}, lambda **kw: GameEnv("triple", players=3, **kw)),
+    "backgammon": ("backgammon", {}, lambda **kw: GameEnv("backgammon", **kw)),
     "toy-race": ("toy-race", {}, lambda **kw: GameEnv("toy-race", **kw)),
 }
 DOMINOES = ["happy-block", "happy-draw", "troshin-4-pairs", "triple-3"]
@@ -147,8 +143,8 @@ def test_hidden_tiles_never_change_a_frame(name):
 
 
 def test_reveal_and_the_end_of_the_game_show_every_hand():
-    hidden = HappyDominoesEnv(render_mode="rgb_array")
-    shown = HappyDominoesEnv(render_mode="rgb_array", reveal=True)
+    hidden = GameEnv("happy", render_mode="rgb_array")
+    shown = GameEnv("happy", render_mode="rgb_array", reveal=True)
     hidden.reset(seed=4)
     shown.reset(seed=4)
     assert not np.array_equal(hidden.render(), shown.render())
@@ -176,7 +172,7 @@ def test_record_video_writes_a_video_of_an_episode(tmp_path):
     from gymnasium.wrappers import RecordVideo
 
     for name, env_id, options, reset in [("happy", "pipslab/HappyDominoes-v0", {}, {}),
-                                         ("backgammon", "pipslab/Backgammon-v0", {},
+                                         ("backgammon", "pipslab/Backgammon-v1", {},
                                           {"options": {"position": _bear_off_position()}})]:
         folder = tmp_path / name
         with warnings.catch_warnings():

@@ -12,6 +12,7 @@ import pytest
 
 import pipslab  # noqa: F401  (registers the ids)
 from pipslab.envs.errors import IllegalActionError, PipslabError
+from pipslab.envs.generic_env import GameEnv
 
 ENVS = {
     "happy-block": ("pipslab/HappyDominoes-v0", {}),
@@ -19,7 +20,7 @@ ENVS = {
     "troshin-3": ("pipslab/TroshinDominoes-v0", {"players": 3}),
     "troshin-4-pairs-match": ("pipslab/TroshinDominoes-v0", {"players": 4, "pairs": True, "match": True}),
     "triple-4": ("pipslab/TripleDominoes-v0", {"players": 4}),
-    "backgammon": ("pipslab/Backgammon-v0", {}),
+    "backgammon": ("pipslab/Backgammon-v1", {}),
 }
 
 
@@ -75,21 +76,19 @@ def test_render_modes_rgb_array_renders_human_is_refused_others_warn():
         env.reset(seed=0)
         frame = env.render()
     assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
-    from pipslab.envs.dominoes.env import HappyDominoesEnv
     with pytest.warns(UserWarning, match="'svg'"):
-        env = HappyDominoesEnv(render_mode="svg")
+        env = GameEnv("happy", render_mode="svg")
     env.reset(seed=0)
     assert env.render() is None and env.render_mode == "svg"
     with pytest.raises(PipslabError, match="render_mode='human'"):
-        HappyDominoesEnv(render_mode="human")
+        GameEnv("happy", render_mode="human")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        env = gym.make("pipslab/Backgammon-v0", render_mode="ansi")
+        env = gym.make("pipslab/Backgammon-v1", render_mode="ansi")
         env.reset(seed=0)
         assert "Position ID" in env.render()
-    from pipslab.envs.dominoes.triple_env import TripleDominoesEnv
     with pytest.raises(PipslabError, match="render_mode"):
-        TripleDominoesEnv(players=3, render_mode=3)
+        GameEnv("triple", players=3, render_mode=3)
 
 
 @pytest.mark.parametrize("name", ["happy-block", "troshin-3", "backgammon"])

@@ -27,8 +27,8 @@ CONFIGS = {
     "triple-2": ("pipslab/TripleDominoes-v0", {"players": 2}),
     "triple-3": ("pipslab/TripleDominoes-v0", {"players": 3}),
     "triple-4": ("pipslab/TripleDominoes-v0", {"players": 4}),
-    "backgammon": ("pipslab/Backgammon-v0", {}),
-    "backgammon-seat-1": ("pipslab/Backgammon-v0", {"learner_seat": 1, "opponents": "pubeval"}),
+    "backgammon": ("pipslab/Backgammon-v1", {}),
+    "backgammon-seat-1": ("pipslab/Backgammon-v1", {"learner_seat": 1, "opponents": "pubeval"}),
 }
 STEPS = 1000
 NUM_ENVS = 3

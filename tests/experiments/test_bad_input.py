@@ -22,13 +22,9 @@ import pytest
 
 from pipslab.agents.registry import make_agent
 from pipslab.envs.backgammon import Position
-from pipslab.envs.backgammon.env import BackgammonEnv
 from pipslab.envs.dominoes.engine import deal
-from pipslab.envs.dominoes.env import HappyDominoesEnv
 from pipslab.envs.dominoes.match import new_match
 from pipslab.envs.dominoes.notation import format_position, parse_position
-from pipslab.envs.dominoes.triple_env import TripleDominoesEnv
-from pipslab.envs.dominoes.troshin_env import TroshinDominoesEnv
 from pipslab.envs.dominoes.variants import VARIANTS
 from pipslab.envs.errors import ActionTypeError, IllegalActionError, PipslabError, PositionError
 from pipslab.envs.generic_env import GameEnv
@@ -591,7 +587,7 @@ def test_bad_positions_through_the_cli_and_the_env(kind, route, capsys, monkeypa
             "long hands": LONG_CASES["hands"], "long variant": LONG_CASES["variant"]}[kind]
     if route == "env.reset":
         with pytest.raises(PipslabError) as err:
-            HappyDominoesEnv().reset(options={"position": text})
+            GameEnv("happy").reset(options={"position": text})
         assert len(str(err.value)) < MAX_MESSAGE
     elif route == "solve":
         assert_refused(["solve", text], capsys, monkeypatch)
@@ -687,10 +683,10 @@ def test_solve_with_a_small_table_is_still_exact(capsys, monkeypatch):
 # ------------------------------------------------------------------ the envs
 def _envs():
     return {
-        "happy": lambda **k: HappyDominoesEnv(**k),
-        "troshin-3": lambda **k: TroshinDominoesEnv(players=3, **k),
-        "triple": lambda **k: TripleDominoesEnv(**k),
-        "backgammon": lambda **k: BackgammonEnv(**k),
+        "happy": lambda **k: GameEnv("happy", **k),
+        "troshin-3": lambda **k: GameEnv("troshin", players=3, **k),
+        "triple": lambda **k: GameEnv("triple", **k),
+        "backgammon": lambda **k: GameEnv("backgammon", **k),
         "generic happy": lambda **k: GameEnv("happy", **k),
     }
 
@@ -765,30 +761,30 @@ def test_bad_reset_options(env_name, kind):
 ])
 def test_bad_backgammon_reset_options(options, match):
     with pytest.raises(PipslabError, match=match):
-        BackgammonEnv().reset(options=options)
+        GameEnv("backgammon").reset(options=options)
 
 
 CONSTRUCTOR = [
-    (lambda: HappyDominoesEnv(opponents=5), "opponents"),
-    (lambda: HappyDominoesEnv(learner_seat=True), "learner_seat"),
-    (lambda: HappyDominoesEnv(learner_seat=1.0), "learner_seat"),
-    (lambda: HappyDominoesEnv(auto_forced="no"), "auto_forced"),
-    (lambda: HappyDominoesEnv(mode=["block"]), "mode"),
-    (lambda: HappyDominoesEnv(illegal_action=["raise"]), "illegal_action"),
-    (lambda: HappyDominoesEnv(render_mode=["ansi"]), "render_mode"),
-    (lambda: TroshinDominoesEnv(players="2"), "players"),
-    (lambda: TroshinDominoesEnv(players=True), "players"),
-    (lambda: TroshinDominoesEnv(players=4, pairs="no"), "pairs"),
-    (lambda: TroshinDominoesEnv(match="no"), "match"),
-    (lambda: TroshinDominoesEnv(opponents=5), "opponents"),
-    (lambda: TroshinDominoesEnv(opponents=["random"]), "opponents"),
-    (lambda: TripleDominoesEnv(players=2.0), "players"),
-    (lambda: TripleDominoesEnv(learner_seat=2), "learner_seat"),
-    (lambda: BackgammonEnv(opponents=5), "opponents"),
-    (lambda: BackgammonEnv(learner_seat=True), "learner_seat"),
-    (lambda: BackgammonEnv(gammons="no"), "gammons"),
-    (lambda: BackgammonEnv(opponents="grandmaster"), "unknown agent"),
-    (lambda: BackgammonEnv(illegal_action=None), "illegal_action"),
+    (lambda: GameEnv("happy", opponents=5), "opponents"),
+    (lambda: GameEnv("happy", learner_seat=True), "learner_seat"),
+    (lambda: GameEnv("happy", learner_seat=1.0), "learner_seat"),
+    (lambda: GameEnv("happy", auto_forced="no"), "auto_forced"),
+    (lambda: GameEnv("happy", mode=["block"]), "mode"),
+    (lambda: GameEnv("happy", illegal_action=["raise"]), "illegal_action"),
+    (lambda: GameEnv("happy", render_mode=["ansi"]), "render_mode"),
+    (lambda: GameEnv("troshin", players="2"), "players"),
+    (lambda: GameEnv("troshin", players=True), "players"),
+    (lambda: GameEnv("troshin", players=4, pairs="no"), "pairs"),
+    (lambda: GameEnv("troshin", match="no"), "match"),
+    (lambda: GameEnv("troshin", opponents=5), "opponents"),
+    (lambda: GameEnv("troshin", opponents=["random"]), "opponents"),
+    (lambda: GameEnv("triple", players=2.0), "players"),
+    (lambda: GameEnv("triple", learner_seat=2), "learner_seat"),
+    (lambda: GameEnv("backgammon", opponents=5), "opponents"),
+    (lambda: GameEnv("backgammon", learner_seat=True), "learner_seat"),
+    (lambda: GameEnv("backgammon", gammons="no"), "gammons"),
+    (lambda: GameEnv("backgammon", opponents="grandmaster"), "unknown agent"),
+    (lambda: GameEnv("backgammon", illegal_action=None), "illegal_action"),
     (lambda: GameEnv("happy", opponents=5), "opponents"),
     (lambda: GameEnv("happy", learner_seat=False), "learner_seat"),
     (lambda: GameEnv("happy", mode=5), "mode"),
