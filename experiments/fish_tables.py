@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from .files import atomic_path, atomic_write_text
+from .plots import new_figure
 from .ratings import wilson_interval
 
 COLUMNS = ["question", "pairing", "agent", "k", "n", "value", "low", "high"]
@@ -227,12 +228,21 @@ def _pct(x: float) -> str:
     return "nan" if x != x else f"{100 * x:.1f}%"
 
 
-def _fmt(row) -> str:
+def format_answer(row) -> str:
+    """One answer of :func:`summarize_study` as text: ``65.9% [65.3%, 66.6%]`` for a share,
+    ``6.15 [6.06, 6.23]`` for a mean, ``5`` for a median (no interval)."""
     q = row["question"]
     shares = "_mean" not in q and "_median" not in q   # margin_fish_mean, regret_outcome_mean_out …
     f = _pct if shares else (lambda x: "nan" if x != x else f"{x:.3g}")
     interval = "" if row["low"] != row["low"] else f" [{f(row['low'])}, {f(row['high'])}]"
     return f"{f(row['value'])}{interval}"
+
+
+def read_summary(path) -> pd.DataFrame:
+    """A study's ``summary.csv`` as :func:`summarize_study` gave it (``agent`` ``""`` where
+    unset; ``k`` a number, NaN where unset)."""
+    summary = pd.read_csv(path, dtype={"question": str, "pairing": str, "agent": str})
+    return summary.assign(agent=summary["agent"].fillna(""))[COLUMNS]
 
 
 def format_summary(summary: pd.DataFrame, pairing: str = ALL) -> str:
@@ -241,13 +251,13 @@ def format_summary(summary: pd.DataFrame, pairing: str = ALL) -> str:
     for _, row in summary[summary["pairing"] == pairing].iterrows():
         who = f" {row['agent']}" if row["agent"] else ""
         k = "" if row["k"] is None or row["k"] != row["k"] else f" k={int(row['k'])}"
-        lines.append(f"{row['question']}{who}{k}: {_fmt(row)} (n={int(row['n'])})")
+        lines.append(f"{row['question']}{who}{k}: {format_answer(row)} (n={int(row['n'])})")
     return "\n".join(lines)
 
 
 def _table(frame: pd.DataFrame, index: str) -> str:
     cols = ["pairing", index, "n", "answer"] if index else ["pairing", "n", "answer"]
-    frame = frame.assign(answer=[_fmt(r) for _, r in frame.iterrows()])
+    frame = frame.assign(answer=[format_answer(r) for _, r in frame.iterrows()])
     if index == "k":
         frame = frame.assign(k=frame["k"].astype(int))
     return frame[cols].to_markdown(index=False)
@@ -266,7 +276,7 @@ def write_summary_md(path: Path, summary: pd.DataFrame, info: Dict) -> None:
                                                           if info.get("positions_per_s") else "") + ".", ""]
     r = one("fish_share")
     if r is not None:
-        parts += [f"**How often a fish**: {_fmt(r)} of {int(r['n']):,} games ended blocked.", "",
+        parts += [f"**How often a fish**: {format_answer(r)} of {int(r['n']):,} games ended blocked.", "",
                   _table(s[s["question"] == "fish_share"], ""), ""]
     parts += ["## At the block", ""]
     for q, text in (("fewer_tiles_side_wins", "the side with fewer tiles wins"),
@@ -276,14 +286,14 @@ def write_summary_md(path: Path, summary: pd.DataFrame, info: Dict) -> None:
                     ("lowest_seat_side_wins", "the seat that counts least carries its pair")):
         r = one(q)
         if r is not None:
-            parts.append(f"- {text}: **{_fmt(r)}** (n={int(r['n']):,})")
+            parts.append(f"- {text}: **{format_answer(r)}** (n={int(r['n']):,})")
     at_block = s[s["question"].isin(["fewer_tiles_side_wins", "fewer_pips_side_wins", "equal_sums_share",
                                      "equal_sums_draw", "lowest_seat_side_wins"])]
-    parts += ["", at_block.assign(answer=[_fmt(x) for _, x in at_block.iterrows()])[
+    parts += ["", at_block.assign(answer=[format_answer(x) for _, x in at_block.iterrows()])[
         ["question", "pairing", "n", "answer"]].to_markdown(index=False), ""]
     parts += ["## Final margins (winner's pips)", ""]
     m = s[s["question"].str.startswith("margin_")]
-    parts += [m.assign(answer=[_fmt(x) for _, x in m.iterrows()])[["question", "pairing", "n", "answer"]]
+    parts += [m.assign(answer=[format_answer(x) for _, x in m.iterrows()])[["question", "pairing", "n", "answer"]]
               .to_markdown(index=False), "", "![margins](margins.png)", ""]
     d = s[(s["question"] == "decided_by_k") & (s["pairing"] == ALL)]
     parts += ["## How early a fish is decided", "",
@@ -295,16 +305,16 @@ def write_summary_md(path: Path, summary: pd.DataFrame, info: Dict) -> None:
     parts += ["## Closing the game", ""]
     r = one("closing_optimal")
     if r is not None:
-        parts.append(f"When a move that closes the game exists, closing is optimal in **{_fmt(r)}** "
+        parts.append(f"When a move that closes the game exists, closing is optimal in **{format_answer(r)}** "
                      f"of {int(r['n']):,} positions.")
     c = s[s["question"].isin(["closes_when_optimal", "closes_when_not_optimal"]) & (s["pairing"] == ALL)]
-    parts += ["", c.assign(answer=[_fmt(x) for _, x in c.iterrows()])[["question", "agent", "n", "answer"]]
+    parts += ["", c.assign(answer=[format_answer(x) for _, x in c.iterrows()])[["question", "agent", "n", "answer"]]
               .to_markdown(index=False), "", "![closing](closing.png)", ""]
     parts += ["## Regret in blocked endings (per agent, decisions with two or more distinct moves)", ""]
     reg = s[s["question"].isin(["error_rate", "regret_outcome_mean", "regret_pips_mean", "bad_move_share",
                                 "luck_gap_mean"]) & (s["pairing"] == ALL)]
     if len(reg):
-        wide = reg.assign(answer=[_fmt(x) for _, x in reg.iterrows()]).pivot(index="agent", columns="question",
+        wide = reg.assign(answer=[format_answer(x) for _, x in reg.iterrows()]).pivot(index="agent", columns="question",
                                                                              values="answer")
         order = reg[reg["question"] == "regret_outcome_mean"].sort_values("value")["agent"].tolist()
         wide = wide.reindex(order)
@@ -313,7 +323,7 @@ def write_summary_md(path: Path, summary: pd.DataFrame, info: Dict) -> None:
     cmp_rows = s[s["question"].isin(["error_rate", "error_rate_out", "regret_outcome_mean",
                                      "regret_outcome_mean_out"]) & (s["pairing"] == ALL)]
     if (cmp_rows["question"] == "error_rate_out").any():
-        wide = cmp_rows.assign(answer=[_fmt(x) for _, x in cmp_rows.iterrows()]).pivot(
+        wide = cmp_rows.assign(answer=[format_answer(x) for _, x in cmp_rows.iterrows()]).pivot(
             index="agent", columns="question", values="answer")
         parts += ["The same agents where a hand went out (the comparison sample):", "", wide.to_markdown(), ""]
     atomic_write_text(path, "\n".join(parts) + "\n")
@@ -321,23 +331,20 @@ def write_summary_md(path: Path, summary: pd.DataFrame, info: Dict) -> None:
 
 # ------------------------------------------------------------------ plots
 def _save(fig, path: Path) -> None:
-    import matplotlib.pyplot as plt
     with atomic_path(path, suffix=".png") as tmp:
         fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
-    plt.close(fig)
 
 
 def figures(tour: pd.DataFrame, games: pd.DataFrame, positions: pd.DataFrame, teams, before: int,
             summary: Optional[pd.DataFrame] = None) -> Dict[str, object]:
-    """The study's five figures (matplotlib), by file name."""
-    import matplotlib.pyplot as plt
+    """The study's five figures (matplotlib, outside pyplot: see :func:`new_figure`), by file name."""
     if summary is None:
         summary = summarize_study(tour, games, positions, teams, before)
     s = summary
     figs = {}
 
     fs = s[s["question"] == "fish_share"]
-    fig, ax = plt.subplots(figsize=(7, 0.5 + 0.45 * len(fs)))
+    fig, ax = new_figure((7, 0.5 + 0.45 * len(fs)))
     y = np.arange(len(fs))
     ax.barh(y, fs["value"], xerr=[fs["value"] - fs["low"], fs["high"] - fs["value"]], color="tab:blue", alpha=0.8)
     ax.set_yticks(y, fs["pairing"])
@@ -347,7 +354,7 @@ def figures(tour: pd.DataFrame, games: pd.DataFrame, positions: pd.DataFrame, te
 
     tf = tour_frame(tour, teams)
     decided = tf[tf["winner_side"] >= 0]
-    fig, ax = plt.subplots(figsize=(7, 3.2))
+    fig, ax = new_figure((7, 3.2))
     top = max(1, int(decided["margin"].max()) if len(decided) else 1)
     bins = np.arange(0, top + 2) - 0.5
     for end, label, color in ((True, "fish (blocked)", "tab:red"), (False, "a hand went out", "tab:green")):
@@ -361,7 +368,7 @@ def figures(tour: pd.DataFrame, games: pd.DataFrame, positions: pd.DataFrame, te
     figs["margins.png"] = fig
 
     d = s[(s["question"] == "decided_by_k") & (s["pairing"] == ALL)]
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+    fig, ax = new_figure((6, 3.2))
     ax.plot(d["k"], d["value"], marker="o", color="tab:purple")
     ax.fill_between(d["k"].astype(float), d["low"], d["high"], alpha=0.2, color="tab:purple")
     ax.set_xlabel("placements before the block (k)")
@@ -372,7 +379,7 @@ def figures(tour: pd.DataFrame, games: pd.DataFrame, positions: pd.DataFrame, te
 
     c = s[s["question"].isin(["closes_when_optimal", "closes_when_not_optimal"]) & (s["pairing"] == ALL)]
     agents = sorted(set(c["agent"]))
-    fig, ax = plt.subplots(figsize=(7, 3.2))
+    fig, ax = new_figure((7, 3.2))
     x = np.arange(len(agents))
     for j, (q, label, color) in enumerate((("closes_when_optimal", "closes when it should", "tab:green"),
                                            ("closes_when_not_optimal", "closes when it should not", "tab:red"))):
@@ -388,7 +395,7 @@ def figures(tour: pd.DataFrame, games: pd.DataFrame, positions: pd.DataFrame, te
     e = s[(s["question"] == "error_rate") & (s["pairing"] == ALL)].set_index("agent")
     b = s[(s["question"] == "bad_move_share") & (s["pairing"] == ALL)].set_index("agent")
     agents = e.sort_values("value").index.tolist()
-    fig, ax = plt.subplots(figsize=(7, 3.2))
+    fig, ax = new_figure((7, 3.2))
     err = e.reindex(agents)["value"].to_numpy()
     bad = b.reindex(agents)["value"].fillna(0).to_numpy() if len(b) else np.zeros(len(agents))
     ax.bar(agents, err * bad, color="tab:red", label="bad move (worse from its own view too)")
@@ -397,14 +404,12 @@ def figures(tour: pd.DataFrame, games: pd.DataFrame, positions: pd.DataFrame, te
                 color="black", capsize=3)
     ax.set_ylabel("decisions that lost outcome")
     ax.legend()
-    plt.setp(ax.get_xticklabels(), rotation=15)
+    ax.tick_params(axis="x", labelrotation=15)
     figs["regret.png"] = fig
     return figs
 
 
 def write_plots(out: Path, tour, games, positions, teams, before: int, summary=None) -> List[str]:
-    import matplotlib
-    matplotlib.use("Agg")
     figs = figures(tour, games, positions, teams, before, summary)
     for name, fig in figs.items():
         _save(fig, Path(out) / name)

@@ -15,11 +15,12 @@ import numpy as np
 import pandas as pd
 
 
-def _plt():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
+def new_figure(figsize):
+    """``(fig, ax)``: a matplotlib figure outside pyplot, so drawing here neither changes the
+    caller's backend (a notebook keeps showing its own figures inline) nor leaks figures."""
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots()
 
 
 def _save(fig, path: Path) -> None:
@@ -29,9 +30,8 @@ def _save(fig, path: Path) -> None:
 
 
 def heatmap(h2h: pd.DataFrame, path: Path, title: str) -> None:
-    plt = _plt()
     n = len(h2h)
-    fig, ax = plt.subplots(figsize=(1.6 + 1.1 * n, 1.2 + 0.9 * n))
+    fig, ax = new_figure((1.6 + 1.1 * n, 1.2 + 0.9 * n))
     data = h2h.to_numpy(dtype=float)
     im = ax.imshow(np.ma.masked_invalid(data), cmap="RdBu", vmin=0.0, vmax=1.0)
     ax.set_xticks(range(n), h2h.columns, rotation=30, ha="right")
@@ -46,14 +46,12 @@ def heatmap(h2h: pd.DataFrame, path: Path, title: str) -> None:
     ax.set_title(title)
     fig.colorbar(im, ax=ax, label="win rate (row vs column)")
     _save(fig, path)
-    plt.close(fig)
 
 
 def ratings_plot(ratings: pd.DataFrame, path: Path, title: str) -> None:
-    plt = _plt()
     r = ratings.sort_values("rating")
     y = np.arange(len(r))
-    fig, ax = plt.subplots(figsize=(6.5, 1.2 + 0.5 * len(r)))
+    fig, ax = new_figure((6.5, 1.2 + 0.5 * len(r)))
     lo = (r["rating"] - r["rating_low"]).clip(lower=0).fillna(0)
     hi = (r["rating_high"] - r["rating"]).clip(lower=0).fillna(0)
     ax.errorbar(r["rating"], y, xerr=[lo, hi], fmt="o", capsize=4)
@@ -65,12 +63,10 @@ def ratings_plot(ratings: pd.DataFrame, path: Path, title: str) -> None:
     ax.set_xlabel("Bradley–Terry rating, Elo scale (mean 0), bootstrap 95% interval")
     ax.set_title(title)
     _save(fig, path)
-    plt.close(fig)
 
 
 def margin_histogram(margins: pd.DataFrame, path: Path, title: str) -> None:
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = new_figure((7, 4))
     m = margins.dropna(subset=["margin"])
     if len(m):
         top = max(1, int(np.ceil(m["margin"].max())))
@@ -83,7 +79,6 @@ def margin_histogram(margins: pd.DataFrame, path: Path, title: str) -> None:
     ax.set_ylabel("games")
     ax.set_title(title)
     _save(fig, path)
-    plt.close(fig)
 
 
 def write_plots(out: Path, label: str, h2h: pd.DataFrame, ratings: pd.DataFrame,

@@ -63,10 +63,8 @@ def write_curve(out: Path, curve: List[dict], fields: Sequence[str], x: str, x_l
     atomic_write_text(out / "curve.csv", buf.getvalue())
     if not curve:
         return
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 4))
+    from .plots import new_figure
+    fig, ax = new_figure((7, 4))
     for opp in sorted({r["opponent"] for r in curve}):
         rows = [r for r in curve if r["opponent"] == opp]
         xs = [r[x] for r in rows]
@@ -78,11 +76,8 @@ def write_curve(out: Path, curve: List[dict], fields: Sequence[str], x: str, x_l
     ax.set_title(title)
     ax.legend()
     fig.tight_layout()
-    try:
-        with atomic_path(out / "curve.png") as tmp:
-            fig.savefig(tmp, format="png", dpi=100)
-    finally:
-        plt.close(fig)
+    with atomic_path(out / "curve.png") as tmp:
+        fig.savefig(tmp, format="png", dpi=100)
 
 
 def settings(ns, skip: Sequence[str] = ("config", "_run", "command", "game")) -> Dict[str, object]:
