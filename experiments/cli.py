@@ -23,6 +23,7 @@ SUBCOMMANDS = {
     "calibrate": ("pipslab.experiments.calibrate", "fit the search's state value for a backgammon ranking evaluator"),
     "train": ("pipslab.experiments.train", "self-play training of a neural agent (backgammon: TD(λ))"),
     "serve": ("pipslab.experiments.serve", "a play page in the browser: a person against any agents"),
+    "analyze": ("pipslab.experiments.analyze", "error rates: every decision of a tournament's games valued by a reference"),
     "fish": ("pipslab.experiments.fish", "fish research: solve the endings of blocked games; only-move puzzles"),
     "exploitability": ("pipslab.experiments.exploitability", "exact exploitability of domino agents on a tiny Happy game (OpenSpiel)"),
 }

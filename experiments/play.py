@@ -206,6 +206,31 @@ def check_replay(record: dict, game_id: int, spec, state, moves: int) -> None:
         raise PipslabError(f"the replay of game {game_id} differs from its record: {'; '.join(mismatches)}")
 
 
+def replay_record(record: dict, game_id: int, path, on_move=None):
+    """Replay the game of a record (:func:`read_record`) exactly as it was played — fresh
+    agents, its seeds — calling ``on_move(state, player, action)`` before each move, and
+    check it against the record (:func:`check_replay`); a recorded forfeit must recur at
+    the same move.  Returns ``(spec, final state, moves)``: a forfeit's state is the one
+    before the illegal action."""
+    from pipslab.envs.errors import Forfeit
+    spec = record_spec(record, game_id, path)
+    agents = new_seat_agents(record["names"], record["game"])
+    try:
+        state, moves, _ = play_game(spec, record["options"], agents, record["deal_seed"], record["agent_seed"],
+                                    on_move)
+    except Forfeit as lost:
+        if record["result"] != "forfeit" or lost.moves != record["moves"]:
+            raise PipslabError(f"the replay of game {game_id} differs from its record: seat {lost.seat} forfeits "
+                               f"after {lost.moves} moves (recorded {record['result'] or 'no result'}, "
+                               f"{record['moves']} moves)") from None
+        return spec, lost.state, lost.moves
+    if record["result"] == "forfeit":
+        raise PipslabError(f"the replay of game {game_id} differs from its record: nobody forfeits "
+                           f"(recorded a forfeit after {record['moves']} moves)")
+    check_replay(record, game_id, spec, state, moves)
+    return spec, state, moves
+
+
 # ------------------------------------------------------------------ reading a record
 _MAX_SEATS = 64
 _REQUIRED = ("game_id", "game", "options", "players", "deal_seed", "agent_seed", "moves", "result", "winner_seat")
@@ -254,7 +279,38 @@ def _read_manifest(folder: Path) -> None:
 def read_record(folder: Path, game_id: int):
     """The record of ``game_id`` in ``folder/games.csv``, every field checked: a damaged
     file or row (torn, a missing column, bad JSON, wrong types) is one line naming it."""
-    from .seedplan import parse_seed_text
+    import pandas as pd
+    games, path = _read_games_file(folder)
+    ids = pd.to_numeric(games["game_id"], errors="coerce")
+    rows = games[ids == game_id]
+    if rows.empty:
+        valid = ids.dropna()
+        known = f"ids {int(valid.min())}..{int(valid.max())}" if len(valid) else "it holds no games"
+        raise PipslabError(f"no game {game_id} in {path} ({known})")
+    if len(rows) > 1:
+        raise _damaged(path, f"game {game_id} appears {len(rows)} times")
+    return _record_of_row(path, game_id, rows.iloc[0], games.columns), path
+
+
+def read_records(folder: Path):
+    """``({game_id: record}, path)``: every record of ``folder/games.csv`` in one read, each
+    checked as :func:`read_record` checks one (a repeated or unreadable ``game_id`` too)."""
+    games, path = _read_games_file(folder)
+    records = {}
+    for _, row in games.iterrows():
+        text = str(row["game_id"]).strip()
+        if not text.isascii() or not text.isdigit():
+            raise _damaged(path, f"game_id={excerpt(text)} is not a game id")
+        game_id = int(text)
+        if game_id in records:
+            raise _damaged(path, f"game {game_id} appears more than once")
+        records[game_id] = _record_of_row(path, game_id, row, games.columns)
+    return records, path
+
+
+def _read_games_file(folder: Path):
+    """``folder/games.csv`` as text cells (the run's ``--import`` modules imported first)."""
+    folder = Path(folder)
     path = folder / "games.csv"
     if not folder.is_dir():
         raise PipslabError(f"--from {excerpt(str(folder))} is not a folder")
@@ -275,15 +331,11 @@ def read_record(folder: Path, game_id: int):
     missing = [c for c in _REQUIRED if c not in games.columns]
     if missing:
         raise _damaged(path, f"missing column(s) {', '.join(missing)}")
-    ids = pd.to_numeric(games["game_id"], errors="coerce")
-    rows = games[ids == game_id]
-    if rows.empty:
-        valid = ids.dropna()
-        known = f"ids {int(valid.min())}..{int(valid.max())}" if len(valid) else "it holds no games"
-        raise PipslabError(f"no game {game_id} in {path} ({known})")
-    if len(rows) > 1:
-        raise _damaged(path, f"game {game_id} appears {len(rows)} times")
-    row = rows.iloc[0]
+    return games, path
+
+
+def _record_of_row(path, game_id: int, row, columns) -> dict:
+    from .seedplan import parse_seed_text
     game = row["game"].strip()
     if not game:
         raise _damaged(path, f"game {game_id}: the game column is empty")
@@ -297,7 +349,7 @@ def read_record(folder: Path, game_id: int):
     if players > _MAX_SEATS:
         raise _damaged(path, f"game {game_id}: players={players} (no game has more than {_MAX_SEATS} seats)")
     seat_cols = [f"seat{s}" for s in range(players)] + [f"return_{s}" for s in range(players)]
-    missing = [c for c in seat_cols if c not in games.columns]
+    missing = [c for c in seat_cols if c not in columns]
     if missing:
         raise _damaged(path, f"missing column(s) {', '.join(missing)} (players={players})")
     names = [row[f"seat{s}"].strip() for s in range(players)]
@@ -328,4 +380,4 @@ def read_record(folder: Path, game_id: int):
     winner_seat = str(row.get("winner_seat", "")).strip()
     if winner_seat:
         record["winner_seat"] = _cell_int(path, game_id, "winner_seat", winner_seat, low=-1)
-    return record, path
+    return record

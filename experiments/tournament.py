@@ -23,6 +23,9 @@
   backgammon, gammon and backgammon rates), ``pairings.csv`` (head to head),
   ``ratings.csv`` (Bradley–Terry on the Elo scale with bootstrap intervals), ``summary.md``;
   plots ``head_to_head.png``, ``ratings.png``, ``pip_margins.png`` (``--no-plots`` skips).
+* **Error rates**: ``--analyze [SPEC]`` then analyzes every game (``pipslab analyze``, its
+  files in ``DIR/analysis/``; SPEC the reference, default the game's) and adds
+  ``error_rate, error_rate_low, error_rate_high, blunder_rate`` to the summary.
 * **Parallel**: ``--workers N`` processes (default: all cores); ``--backend ray`` runs the
   same games as Ray tasks.  Records do not depend on either.
 * **Resumable**: ``--resume`` continues an interrupted run in the same folder with the
@@ -97,6 +100,7 @@ class TournamentArgs:
     fsync_every_s: float = 1.0
     bootstrap: int = 200
     config: Optional[str] = None        # only to reproduce the command line
+    analyze: Optional[str] = None       # --analyze: the reference spec ("" the default), None: no analysis
 
     def options(self) -> dict:
         """The game's options as the run records them (the game's ``always`` options with
@@ -131,6 +135,8 @@ class TournamentArgs:
             parts.append("--no-duplicate")
         for module in self.imports:
             parts += ["--import", module]
+        if self.analyze is not None:
+            parts += ["--analyze"] + ([self.analyze] if self.analyze else [])
         parts += ["--workers", str(self.workers)]
         if self.backend != "process":
             parts += ["--backend", self.backend]
@@ -177,8 +183,9 @@ class TournamentResult:
     def __init__(self, games, summary, pairings, ratings, out: Path, played: int, files: List[str]):
         self.games, self.summary, self.pairings, self.ratings = games, summary, pairings, ratings
         self.out, self.played, self.files = out, played, files
-        # wall seconds: "games" (playing + records), "tables" (the rest), "play_game" (serial
-        # runs: the part of "games" spent inside the game loop itself)
+        self.analysis = None   # --analyze: the analysis (pipslab.experiments.analyze.AnalysisResult)
+        # wall seconds: "games" (playing + records), "analysis" (--analyze), "tables" (the rest),
+        # "play_game" (serial runs: the part of "games" spent inside the game loop itself)
         self.timings: Dict[str, float] = {}
         self.cpu_timings: Dict[str, float] = {}   # the same in CPU seconds of this process
 
@@ -300,6 +307,9 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
     from pipslab.agents.registry import make_agent
     for name in args.agents:
         make_agent(name, args.game).check_table(args.game, options)
+    if args.analyze is not None:   # an unknown reference (or gnubg-nn missing) fails now, before any game
+        from .analyze import reference_for
+        reference_for(args.game, options, args.analyze or None)
     units = game_units(spec, options)
     plan = Plan(len(args.agents), units, args.fmt, args.duplicate, task.hero)
 
@@ -367,17 +377,48 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
                                f"expected {args.games}")
         if not was_sorted:   # parallel or resumed runs append in arrival order; the final file is in id order
             write_records_file(games_path, games_df.to_csv(index=False))
-        result = _write_tables(args, games_df, units, label, out, played)
-    result.timings = {"games": t1 - t0, "tables": time.perf_counter() - t1, "play_game": play_seconds}
+        analysis = _analyze(args, out) if args.analyze is not None else None
+        t2 = time.perf_counter()
+        result = _write_tables(args, games_df, units, label, out, played, analysis)
+    result.timings = {"games": t1 - t0, "analysis": t2 - t1, "tables": time.perf_counter() - t2,
+                      "play_game": play_seconds}
     result.cpu_timings = {"games": c1 - c0, "tables": time.process_time() - c1}
     return result
 
 
+def _analyze(args: TournamentArgs, out: Path):
+    """``--analyze``: every game of the tournament analyzed into ``out/analysis``."""
+    from .analyze import AnalyzeArgs, run_analysis
+    try:
+        return run_analysis(AnalyzeArgs(from_dir=str(out), reference=args.analyze or None, out=str(out / "analysis"),
+                                        workers=args.workers, seed=args.seed, resume=args.resume,
+                                        progress=args.progress, plots=args.plots, finished=False,
+                                        command=args.command(resume=False)))
+    except RunInterrupted:
+        raise TournamentInterrupted(args.games, args.games, args.command()) from None
+
+
+def with_error_rates(table: str, summary: pd.DataFrame) -> str:
+    """The printed table (:func:`format_table`) with the error-rate columns of
+    ``--analyze`` beside it, when the summary has them."""
+    from .analyze import SUMMARY_COLUMNS
+    if not set(SUMMARY_COLUMNS) <= set(summary.columns):
+        return table
+    extra = summary[list(SUMMARY_COLUMNS)].to_string(index=False, float_format=lambda x: f"{x:.3f}").splitlines()
+    lines = table.splitlines()
+    if len(extra) != len(lines):
+        return table
+    return "\n".join(f"{a}  {b}" for a, b in zip(lines, extra))
+
+
 def _write_tables(args: TournamentArgs, games_df: pd.DataFrame, units, label: str, out: Path,
-                  played: int) -> TournamentResult:
+                  played: int, analysis=None) -> TournamentResult:
     rows = unit_rows(games_df, units)
     pairs = pairwise_rows(games_df, units)
     summary_df = summarize(games_df, args.agents, units, rows)
+    if analysis is not None:
+        from .analyze import SUMMARY_COLUMNS
+        summary_df = summary_df.merge(analysis.summary[["agent", *SUMMARY_COLUMNS]], on="agent", how="left")
     pairings_df = summarize_pairings(games_df, args.agents, units, pairs)
     ratings_df = ratings_table(pairs, args.agents, seed=args.seed, n_boot=args.bootstrap)
     atomic_write_text(out / "summary.csv", summary_df.to_csv(index=False))
@@ -392,7 +433,10 @@ def _write_tables(args: TournamentArgs, games_df: pd.DataFrame, units, label: st
     md = [f"# {label}: {len(games_df)} games, seed {args.seed} ({how})", "",
           f"`{args.command(resume=False)}`", "", "## Agents", "",
           summary_df.to_markdown(index=False, floatfmt=".3f"), "",
-          "Win rates with Wilson 95% intervals; pips are the hand's (team's) pips left at the end.", "",
+          "Win rates with Wilson 95% intervals; pips are the hand's (team's) pips left at the end."
+          + ("" if analysis is None else
+             f" Error rates (mean loss per unforced decision x 1000, 95% bootstrap intervals; blunder: a loss of "
+             f"{analysis.blunder} or more): reference {analysis.reference}, see analysis/analysis.md."), "",
           "## Ratings", "", ratings_df.to_markdown(index=False, floatfmt=[".1f" if c.startswith("rating") or c == "prior" else ".3f" for c in ratings_df.columns]), "",
           f"Bradley–Terry on the Elo scale (mean 0), {args.bootstrap} bootstrap resamples of the games.", "",
           "## Head to head", "", pairings_df.to_markdown(index=False, floatfmt=".3f"), ""]
@@ -400,13 +444,15 @@ def _write_tables(args: TournamentArgs, games_df: pd.DataFrame, units, label: st
         md += ["## Plots", "", "![head to head](head_to_head.png)", "![ratings](ratings.png)",
                "![pip margins](pip_margins.png)", ""]
     atomic_write_text(out / "summary.md", "\n".join(md))
-    return TournamentResult(games_df, summary_df, pairings_df, ratings_df, out, played, files)
+    result = TournamentResult(games_df, summary_df, pairings_df, ratings_df, out, played, files)
+    result.analysis = analysis
+    return result
 
 
 # ------------------------------------------------------------------ config files
 _RUN_KEYS = {"game": STR, "agents": STRINGS, "games": INT, "seed": INT, "format": STR, "hero": STR,
              "duplicate": BOOL, "workers": INT, "backend": STR, "out": STR, "options": TABLE, "imports": STRINGS,
-             "plots": BOOL, "progress": BOOL}
+             "plots": BOOL, "progress": BOOL, "analyze": STR}
 
 
 def config_schema() -> dict:
@@ -461,7 +507,7 @@ def args_from_namespace(ns) -> TournamentArgs:
         fmt=pick("format", "format", "round-robin"), hero=pick("hero", "hero", None),
         workers=pick("workers", "workers", default_workers()), backend=pick("backend", "backend", "process"),
         resume=ns.resume, plots=not ns.no_plots and cfg.get("plots", True), extra_options=extra,
-        imports=imports, config=ns.config)
+        imports=imports, config=ns.config, analyze=pick("analyze", "analyze", None))
 
 
 # ------------------------------------------------------------------ CLI
@@ -491,6 +537,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--import", dest="imports", action="append", metavar="MODULE",
                         help="import MODULE first (e.g. one that registers your own agents): a module name, also one in the "
                              "current folder, or the path of a .py file")
+    parser.add_argument("--analyze", nargs="?", const="", default=None, metavar="SPEC",
+                        help="then analyze every decision (pipslab analyze; SPEC: its --reference) and add error "
+                             "rates to the summary")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
@@ -509,6 +558,9 @@ def run(ns) -> int:
     resumed = f" ({result.played} played now, the rest resumed)" if result.played < len(result.games) else ""
     print(f"{args.label()}: {len(result.games)} games, seed {args.seed}, {how}, "
           f"{args.workers} worker{'s' if args.workers != 1 else ''}{resumed}, {wall:.1f} s")
-    print(format_table(result.summary, result.ratings))
+    print(with_error_rates(format_table(result.summary, result.ratings), result.summary))
+    if result.analysis is not None:
+        print(f"error rates: mean loss per unforced decision x 1000, reference {result.analysis.reference}; "
+              f"blunder: a loss of {result.analysis.blunder} or more ({result.out}/analysis/analysis.md)")
     print(f"wrote {result.out}/{', '.join(result.files)}")
     return 0
