@@ -1,5 +1,5 @@
 """The Python API at the package root: ``pipslab.make_env``, ``make_agent``, ``load_net``,
-``tournament`` and ``register_policy`` — what the CLI does, for a user's own program.
+``tournament``, ``analyze`` and ``register_policy`` — what the CLI does, for a user's own program.
 
 Each is a thin front over the road the CLI takes (the Gymnasium adapters, the agent
 registry, the shipped nets, the tournament harness), so a result got here is the one the
@@ -21,7 +21,8 @@ from pipslab.agents.registry import make_agent as _registry_agent
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import get_game
 
-__all__ = ["make_env", "make_agent", "load_net", "tournament", "register_policy", "Net", "TournamentTables"]
+__all__ = ["make_env", "make_agent", "load_net", "tournament", "analyze", "register_policy", "Net",
+           "TournamentTables", "Analysis"]
 
 def make_env(game: str, **kwargs):
     """The Gymnasium env of ``game`` (one learner seat; every other seat an agent)::
@@ -217,3 +218,40 @@ def _agent_spec(agent: AgentLike, game: str) -> str:
         return name
     raise PipslabError(f"an agent is a spec string or a callable act(observation, mask, rng), got {type(agent).__name__}")
 
+
+
+# ------------------------------------------------------------------ analysis
+@dataclass
+class Analysis:
+    """Error rates of a tournament's agents (``pipslab analyze``): ``summary`` one row per
+    agent (``decisions``, ``error_rate`` ×1000 with ``error_rate_low``/``_high``,
+    ``blunders``, ``blunder_rate``); ``decisions`` one row per decision with its loss;
+    ``reference`` what valued them; ``blunder`` the blunder threshold."""
+
+    summary: pd.DataFrame
+    decisions: pd.DataFrame
+    reference: str
+    blunder: float
+    out: Path
+
+
+def analyze(tournament_dir, reference: Optional[str] = None, games: Optional[str] = None, *, out=None,
+            workers: int = 1, seed: int = 0, progress: bool = False) -> Analysis:
+    """Value every decision of a tournament's recorded games with ``reference`` and return
+    each agent's error rate (what ``pipslab analyze --from DIR`` writes)::
+
+        >>> import pipslab, tempfile
+        >>> folder = tempfile.mkdtemp()
+        >>> _ = pipslab.tournament("happy", ["heaviest", "random"], games=4, seed=2, out=folder)
+        >>> a = pipslab.analyze(folder, reference="pimc:samples=4")
+        >>> sorted(a.summary["agent"]), a.reference.startswith("pimc")
+        (['heaviest', 'random'], True)
+
+    ``reference``: backgammon ``gnubg:plies=0|1|2`` or an evaluator spec (default GNU BG
+    2-ply when gnubg-nn is installed); dominoes ``pimc:samples=N`` (default 50).  ``games``
+    like ``"0,5-9"``.  Files go to ``out`` (default ``tournament_dir/analysis``)."""
+    from pipslab.experiments.analyze import AnalyzeArgs, run_analysis
+    result = run_analysis(AnalyzeArgs(from_dir=str(tournament_dir), games=games, reference=reference,
+                                      out=None if out is None else str(out), workers=workers, seed=seed,
+                                      progress=progress))
+    return Analysis(result.summary, result.decisions, result.reference, result.blunder, result.out)

@@ -250,3 +250,14 @@ def test_your_bots_are_league_opponents_of_the_trainer(tmp_path, sb3_model, caps
                  "--eval-against", f"leaguebot,sb3:path={model}", "--out", str(out), "--no-progress"]) == 0
     curve = pd.read_csv(out / "curve.csv")
     assert {"leaguebot", f"sb3:path={model}"} <= set(curve["opponent"])
+
+
+@pytest.mark.slow
+def test_the_api_guide_blocks_run(tmp_path, monkeypatch):
+    text = (ROOT / "docs" / "api.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) >= 5
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, "docs/api.md", "exec"), {"__name__": "__docs__"})
+    assert (tmp_path / "t" / "analysis" / "analysis.csv").is_file()

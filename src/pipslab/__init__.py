@@ -8,6 +8,7 @@ The Python API (``docs/api.md``)::
     net = pipslab.load_net("happy-block")                                # policy(), value()
     tables = pipslab.tournament("happy", ["net", "heaviest"], games=200, seed=1)
     tables.summary                                                       # a DataFrame
+    pipslab.analyze("results/tournament-happy-block").summary            # error rates
 
 ``import pipslab`` also registers the Gymnasium ids (``pipslab/HappyDominoes-v0``,
 ``pipslab/TroshinDominoes-v0``, ``pipslab/TripleDominoes-v0``, ``pipslab/Backgammon-v1``).
@@ -41,7 +42,7 @@ def _version() -> str:
 
 
 __version__ = _version()
-_API = ("make_env", "make_agent", "load_net", "tournament", "register_policy")
+_API = ("make_env", "make_agent", "load_net", "tournament", "analyze", "register_policy")
 __all__ = ["get_game", "__version__", *_API]
 
 
