@@ -1,68 +1,30 @@
 """``pipslab serve``: a play page where a person plays any game against any agents, and an
 analysis board.
 
-``pipslab serve [--host 127.0.0.1] [--port 8000] [--from DIR]`` (``--port 0``: a free port,
-printed) serves a page (``experiments/web/``) that draws the table or board as SVG from the
-person's own view, offers the legal moves as buttons (nothing else can be clicked into a
-move), shows the game log and, at the end, the result with every seat's pips left.
+``pipslab serve [--host 127.0.0.1] [--port 8000] [--from DIR] [--review-reference SPEC |
+--no-review]``: the page (``experiments/web/``) draws the person's own view and offers the
+legal moves as buttons; each game runs the one game loop
+(:func:`pipslab.experiments.games.play_game`) in a thread of its own, the person's seat a
+:class:`WebHuman`.  The analysis board values positions with the solver or an evaluator.
+Why Bottle, what the person is sent, the JSON API and the limits: docs/serve.md.
 
-**Why Bottle.**  The server is Bottle on the standard library's ``wsgiref`` server (one
-thread per request): Bottle is one pure-Python file with no dependencies of its own, and
-the games are synchronous code, so an async framework (FastAPI, Starlette) would add an
-ASGI server and an event loop that every call would have to leave again; Flask would
-bring six packages (Werkzeug, Jinja2, click …) for the same few routes.  All the game logic stays in pipslab: the
-server only holds games in memory by id and turns views into JSON.
-
-**One game loop.**  Each game runs :func:`pipslab.experiments.games.play_game` — the loop
-of the tournament and ``pipslab play`` — in a thread of its own, with the agents of the
-other seats built by the registry (``make_agent``: heuristics, search, trained nets) and,
-in the person's seat, a :class:`WebHuman` agent whose ``act`` waits for the move posted by
-the page.  So the deal, the dice and every agent's choice come from the seed exactly as in
-``pipslab play GAME --seed S`` (game 0: ``deal_seed = [S, 0, 0]``, ``agent_seed = [S, 1, 0]``),
-and the game the page shows is the engine's game for that seed and those moves.
-
-**What the person is sent.**  Every response is built from ``state.observe(seat)`` of the
-person's seat — never from the full state — plus the public log (each move's name, and
-backgammon's rolls) and, once the game is over, the outcome with the pips left and the
-hands turned up (as the text render does at the end; the boneyard stays hidden).
-
-**The analysis board** (``/analyze``; :data:`SOLVE_MAX_NODES`, :data:`SOLVE_SECONDS` and
-:data:`MAX_PLAYOUTS` bound the work of one request): paste a domino position and see every
-legal move's exact value and the principal line — ``pipslab solve --json``'s dict
-(:func:`pipslab.experiments.solve.solve_position`), every hand open — or a backgammon
-Position ID and dice and see every legal play (``pipslab moves``) ranked by an evaluator's
-cubeless equity for the mover (:class:`pipslab.experiments.moves.PlayValue`).  With
-``--from DIR`` (a tournament's output folder) it steps through a recorded game, replayed
-and checked against its record as ``pipslab play --replay ID --from DIR`` does, with those
-annotations at every position and the move played marked.
-
-The JSON API (every error is ``{"error": "one clear line"}`` with a 4xx status):
-
-* ``GET /api/games`` — the games, their options and the agents that play each;
-* ``POST /api/games`` ``{"game", "options": {}, "agents": [one spec per seat, exactly one
-  "human"], "seed": 0}`` -> 201 and the game as the person sees it (below);
-* ``GET /api/games/ID`` -> the game as the person sees it: ``status`` (``your-turn``,
-  ``waiting`` while agents think, ``over``, ``error``), ``view``, ``legal`` (action ids with
-  their names; only on the person's turn), ``log``, ``result`` (when over);
-* ``POST /api/games/ID/move`` ``{"action": id}`` -> the same, once the agents have played up
-  to the person's next turn or the end (an action that is not legal now: 400, naming the
-  legal ones; not the person's turn, or the game over: 409; no such game: 404);
-* ``POST /api/analyze`` ``{"position": "<domino position>"}`` -> what ``pipslab solve
-  "<position>" --json`` prints (``moves``: each ``action``, ``move``, ``value``, ``result``,
-  ``margin``; ``best_moves``, ``line`` …); a position over the limits: 422;
-  ``{"position_id": ID, "dice": [a, b], "eval": "td"}`` -> ``{"position_id", "dice", "eval",
-  "plays": [{"move", "position_id", "next_position_id", "equity"}, … best first], "board"}``
-  (``eval``: any backgammon evaluator, ``td`` by default, or ``expectimax:plies=N,eval=E``);
-* ``GET /api/evaluators`` -> ``{"backgammon": [names], "default": "td"}``;
-* ``GET /api/records`` -> ``{"from": DIR, "games": [{"id", "game", "variant", "agents",
-  "moves", "result", "winner"}]}`` (404 without ``--from``);
-* ``GET /api/records/ID`` -> the game replayed: ``steps``, one per move (backgammon: per
-  turn), each with the ``seat``, ``agent``, ``move``, a text ``board`` and what to analyze:
-  ``position`` and ``action`` (dominoes), or ``position_id``, ``roll`` and ``played_id``, the
-  Position ID the play led to from the mover's side (backgammon).
-
-Games live in memory: at most :data:`MAX_GAMES`; a new game beyond that ends the game
-least recently used.
+**The review.**  When a game ends, its thread values the person's own decisions (only
+the seat played by ``human``; one review at a time, :class:`Reviewer`) as ``pipslab
+analyze`` does, with a reference quick enough for the page: ``pimc:samples=20`` for the
+domino line games (20 worlds from the person's view, each solved exactly; ``pipslab
+analyze`` takes 50), ``gnubg:plies=0`` for backgammon (``td`` without gnubg-nn);
+``--review-reference SPEC`` (once per game family) sets another, ``--no-review`` none.
+``GET /api/games/ID`` then carries ``review`` (``null`` while the game is on):
+``{"status": "running"|"done"|"error"|"unavailable", "reference", "decisions",
+"error_rate", "error_rate_low", "error_rate_high", "blunders", "blunder_threshold",
+"worst": [{"turn", "move", "played", "best", "loss"} + the position as the person saw it:
+"line", "ends", "hand" (dominoes; never the hidden tiles) or "position_id", "dice"], …}``,
+at most :data:`REVIEW_WORST` worst first.  Its random draws come from the game's seed S
+as ``pipslab analyze --seed S`` draws them for a game 0 (the page's game is game 0 of
+``pipslab play GAME --seed S``): decision ``turn``'s worlds from ``[S, 6, 0, turn]``, the
+interval's bootstrap (over the person's decisions: one game) from ``[S, 7]``.  A variant
+the reference cannot play (Triple, Troshin for 3 or 4, a Troshin match) is
+``unavailable``, with a one-line ``reason``.
 """
 from __future__ import annotations
 
@@ -81,11 +43,12 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from pipslab.agents.base import Agent, Observation
 from pipslab.agents.registry import agent_names, make_agent
 from pipslab.envs.errors import PipslabError, excerpt
+from pipslab.envs.game import GAMES, get_game
 
-from .games import GAMES, game_spec, play_game
+from .games import play_game
 
-__all__ = ["add_arguments", "run", "make_app", "start_server", "analyze", "GameSession", "WebHuman", "MAX_GAMES",
-           "SOLVE_MAX_NODES", "SOLVE_SECONDS", "MAX_PLAYOUTS"]
+__all__ = ["add_arguments", "run", "make_app", "start_server", "analyze", "GameSession", "WebHuman", "Reviewer",
+           "MAX_GAMES", "SOLVE_MAX_NODES", "SOLVE_SECONDS", "MAX_PLAYOUTS", "REVIEW_SAMPLES", "REVIEW_WORST"]
 
 WEB = Path(__file__).resolve().parent / "web"
 MAX_GAMES = 64
@@ -97,6 +60,8 @@ SOLVE_SECONDS = 20.0          # … or here; the position is then refused (422)
 MAX_PLAYOUTS = 2_000          # games a rollout evaluator may play out for one request
 DEFAULT_EVAL = "td"
 MAX_REPLAYS = 16              # replayed tournament games kept in memory
+REVIEW_SAMPLES = 20           # the review's worlds per domino decision (pipslab analyze: 50)
+REVIEW_WORST = 5              # the worst decisions a review lists
 
 
 class ApiError(Exception):
@@ -207,6 +172,96 @@ def _plain(value):
     return value if isinstance(value, (bool, int, float, str, type(None))) else str(value)
 
 
+def _number(x) -> Optional[float]:
+    """A float for JSON (NaN, as of no decisions, is null)."""
+    x = float(x)
+    return None if x != x else x
+
+
+# ------------------------------------------------------------------ the review
+def default_review_references() -> Dict[str, str]:
+    """The review's reference for each game family: ``pimc:samples=20`` for dominoes,
+    ``gnubg:plies=0`` for backgammon (``td`` without gnubg-nn)."""
+    import importlib.util
+    return {"dominoes": f"pimc:samples={REVIEW_SAMPLES}",
+            "backgammon": "gnubg:plies=0" if importlib.util.find_spec("gnubg_nn") else "td"}
+
+
+class Reviewer:
+    """The review of the person's decisions after a game (module docstring): the reference
+    of each game family (``references``: specs over the defaults, each routed to its
+    family — ``pimc:…`` dominoes, anything else backgammon — and built here, so a bad one
+    is one line now), each built once and used by one review at a time."""
+
+    def __init__(self, references: Sequence[str] = ()):
+        from .analyze import make_reference
+        self.specs = default_review_references()
+        self._built: Dict[str, Any] = {}
+        self._lock = threading.Lock()
+        given: Dict[str, str] = {}
+        for spec in references:
+            text = str(spec).strip()
+            family = "dominoes" if text.partition(":")[0].strip() == "pimc" else "backgammon"
+            if family in given:
+                raise PipslabError(f"--review-reference {excerpt(text)}: {family} already has {given[family]!r} "
+                                   "(give one reference per game family)")
+            try:
+                self._built[family] = make_reference(family, text)
+            except PipslabError as exc:
+                raise PipslabError(f"--review-reference {excerpt(text)}: {exc}") from None
+            given[family] = text
+            self.specs[family] = self._built[family].spec
+
+    def plan(self, spec, options) -> Dict[str, Any]:
+        """The review a game of ``spec`` with ``options`` will get: ``{"reference"}``, or
+        with ``"reason"`` when the reference cannot play it (checked now: it is cheap)."""
+        from .analyze import make_reference
+        family = getattr(spec, "family", "")
+        reference = self.specs.get(family)
+        if reference is None:
+            return {"reference": None, "reason": f"no review for {spec.variant_label(options)}: the review knows "
+                                                 "backgammon and the domino line games"}
+        try:   # a backgammon reference plays every backgammon game; a domino one, the solver's variants
+            if family == "dominoes":
+                make_reference(family, reference).check_game(spec, options)
+        except PipslabError as exc:
+            return {"reference": reference, "reason": str(exc).splitlines()[0]}
+        return {"reference": reference}
+
+    def review(self, session: "GameSession", decisions: Sequence[Any], progress) -> Optional[Dict[str, Any]]:
+        """The person's ``decisions`` valued (``progress(done, total)`` after each); None
+        when the session ends meanwhile."""
+        import pandas as pd
+
+        from .analyze import game_rows, make_reference, summarize_decisions
+        family = getattr(session.spec, "family", "")
+        with self._lock:
+            if session.ended:
+                return None
+            reference = self._built.get(family)
+            if reference is None:
+                reference = self._built[family] = make_reference(family, self.specs[family])
+            rows = []
+            for k, decision in enumerate(decisions):
+                if session.ended:
+                    return None
+                rows += game_rows(0, [decision], reference, session.seed)
+                progress(k + 1, len(decisions))
+        unforced = [r for r in rows if not r["forced"]]
+        frame = pd.DataFrame(rows or None, columns=["game", "agent", "forced", "loss"])
+        frame["game"] = [r["turn"] for r in rows]   # the interval: a bootstrap over the person's decisions
+        summary = summarize_decisions(frame, [session.names[session.human]], reference.blunder, session.seed)
+        row = summary.iloc[0]
+        views = {d.turn: d for d in decisions}
+        worst = sorted((r for r in unforced if r["loss"] > 0), key=lambda r: (-r["loss"], r["turn"]))[:REVIEW_WORST]
+        return {"status": "done", "reference": reference.spec, "reference_label": reference.label,
+                "unit": reference.unit, "decisions": len(unforced), "forced": len(rows) - len(unforced),
+                "error_rate": _number(row["error_rate"]), "error_rate_low": _number(row["error_rate_low"]),
+                "error_rate_high": _number(row["error_rate_high"]), "blunders": int(row["blunders"]),
+                "blunder_threshold": reference.blunder,
+                "worst": [session._worst_json(r, views[r["turn"]]) for r in worst]}
+
+
 # ------------------------------------------------------------------ a game in progress
 class _Ended(Exception):
     """Raised in a game's thread when the server drops the game (too many games)."""
@@ -228,10 +283,11 @@ class WebHuman(Agent):
 class GameSession:
     """One game: its thread runs :func:`play_game`; requests read and move under ``_cond``."""
 
-    def __init__(self, gid: str, game: str, options: Dict[str, Any], agents: Sequence[str], seed: int):
+    def __init__(self, gid: str, game: str, options: Dict[str, Any], agents: Sequence[str], seed: int,
+                 reviewer: Optional[Reviewer] = None):
         self.id = gid
         self.game = game
-        self.spec = game_spec(game)
+        self.spec = get_game(game)
         self.options = self.spec.options_for(options)
         self.seed = seed
         players = self.spec.players(self.options)
@@ -259,6 +315,14 @@ class GameSession:
         self._result: Optional[Dict[str, Any]] = None
         self._error: Optional[str] = None
         self._ended = False
+        # the review: the person's decisions, recorded as the game goes, valued once it is over
+        from .analyze import DecisionRecorder
+        self._reviewer = reviewer
+        self._review_plan = None if reviewer is None else reviewer.plan(self.spec, self.options)
+        self._recorder = DecisionRecorder(self.spec, names)
+        self._decision_moves: Dict[int, int] = {}     # a decision's turn -> its first line of the log (1-based)
+        self._turn_first = 0
+        self._review: Optional[Dict[str, Any]] = None
         self.touched = time.monotonic()
         self._thread = threading.Thread(target=self._play, name=f"pipslab-serve-{gid}", daemon=True)
 
@@ -273,8 +337,10 @@ class GameSession:
                                          [self.seed, 1, 0], self._on_move)
             result = self._outcome(state)
             view = self._view_json(state.observe(self.human))
+            plan = self._review_plan
+            review = None if plan is None else {"status": "unavailable" if "reason" in plan else "running", **plan}
             with self._cond:
-                self._view, self._result = view, result
+                self._view, self._result, self._review = view, result, review
                 self._cond.notify_all()
         except _Ended:
             return
@@ -282,11 +348,57 @@ class GameSession:
             with self._cond:
                 self._error = f"the game stopped: {type(exc).__name__}: {str(exc)[:300]}"
                 self._cond.notify_all()
+            return
+        if review is not None and review["status"] == "running":
+            self._run_review()
+
+    def _run_review(self) -> None:
+        """Value the person's decisions (in the game's thread, after the game: it blocks no request)."""
+        mine = [d for d in self._recorder.decisions if d.seat == self.human]
+
+        def progress(done: int, total: int) -> None:
+            with self._cond:
+                self._review = dict(self._review, progress=[done, total])
+
+        try:
+            review = self._reviewer.review(self, mine, progress)
+        except Exception as exc:   # the page says so; the game and the server are fine
+            review = {"status": "error", "reference": self._review_plan["reference"],
+                      "reason": f"{type(exc).__name__}: {str(exc)[:300]}".splitlines()[0]}
+        if review is not None:
+            with self._cond:
+                self._review = review
+                self._cond.notify_all()
+
+    def _worst_json(self, row: Dict[str, Any], decision) -> Dict[str, Any]:
+        """One of the worst decisions: where it was (as the person saw it), the play, the best one, the loss."""
+        out: Dict[str, Any] = {"turn": int(row["turn"]), "move": self._decision_moves.get(int(row["turn"]))}
+        if getattr(self.spec, "family", "") == "backgammon":
+            out["position_id"] = row["position"]
+            out["dice"] = [int(d) for d in decision.roll]
+        else:   # the person's view then: the line, the ends, his hand (never the full position: the boneyard)
+            view = _domino_view(decision.state.observe(self.human))
+            out.update({k: view[k] for k in ("line", "ends", "hand", "hand_sizes", "boneyard")})
+        out.update(played=row["choice"], best=row["best"], loss=float(row["loss"]))
+        return out
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
 
     def _on_move(self, state, player: int, action: int) -> None:
         entry = _log_entry(self.spec, state, player, action, self.names[player])
         with self._cond:
             self._log.append(entry)
+            line = len(self._log)
+        if self._review_plan is None or "reason" in self._review_plan:
+            return
+        if "roll" in entry or getattr(self.spec, "family", "") != "backgammon":
+            self._turn_first = line
+        count = len(self._recorder.decisions)
+        self._recorder.on_move(state, player, action)
+        if len(self._recorder.decisions) > count:
+            self._decision_moves[self._recorder.decisions[-1].turn] = self._turn_first
 
     def _ask(self, observation: Observation) -> int:
         view = self._view_json(observation.view)
@@ -358,7 +470,8 @@ class GameSession:
                     "human": self.human, "agents": list(self.names), "status": status,
                     "moves": len(self._log), "view": self._view,
                     "legal": self._legal_json() if status == "your-turn" else [],
-                    "log": list(self._log), "result": self._result, "error": self._error}
+                    "log": list(self._log), "result": self._result, "error": self._error,
+                    "review": None if self._review is None else dict(self._review)}
 
     def _legal_json(self) -> List[Dict[str, Any]]:
         obs = self._pending
@@ -529,8 +642,7 @@ class _Records:
 # ------------------------------------------------------------------ the app
 def _games_catalogue() -> List[Dict[str, Any]]:
     out = []
-    for name in sorted(GAMES):
-        spec = game_spec(name)
+    for name, spec in sorted(GAMES.items()):
         options = []
         for o in getattr(spec, "options_spec", ()):
             if o.name == "position":
@@ -566,8 +678,9 @@ def _read_json(request) -> Dict[str, Any]:
 class _Games:
     """The games in memory by id (least recently used first)."""
 
-    def __init__(self, limit: int = MAX_GAMES):
+    def __init__(self, limit: int = MAX_GAMES, reviewer: Optional[Reviewer] = None):
         self.limit = limit
+        self.reviewer = reviewer
         self._lock = threading.Lock()
         self._games: "OrderedDict[str, GameSession]" = OrderedDict()
         self._next = 1
@@ -579,8 +692,10 @@ class _Games:
         game = body.get("game")
         if not isinstance(game, str) or not game:
             raise ApiError(400, f"\"game\" must name a game: {', '.join(sorted(GAMES))}")
-        if game not in GAMES:
-            raise ApiError(400, f"unknown game {excerpt(game)}; known: {', '.join(sorted(GAMES))}")
+        try:
+            get_game(game)
+        except PipslabError as exc:
+            raise ApiError(400, str(exc)) from None
         options = body.get("options") or {}
         if not isinstance(options, dict):
             raise ApiError(400, "\"options\" must be a JSON object of option names and values")
@@ -593,7 +708,7 @@ class _Games:
         with self._lock:
             gid = str(self._next)
             self._next += 1
-        session = GameSession(gid, game, options, agents, seed)
+        session = GameSession(gid, game, options, agents, seed, self.reviewer)
         with self._lock:
             self._games[gid] = session
             while len(self._games) > self.limit:
@@ -616,14 +731,15 @@ class _Games:
             self._games.clear()
 
 
-def make_app(wait: float = WAIT_S, from_dir=None):
+def make_app(wait: float = WAIT_S, from_dir=None, review: Optional[Sequence[str]] = ()):
     """The WSGI app (Bottle): the pages, their assets and the JSON API of the module
     docstring.  ``app.games`` holds the games; ``from_dir``: a tournament folder whose
-    games the analysis board steps through (``--from``)."""
+    games the analysis board steps through (``--from``); ``review``: the review's reference
+    specs over the defaults (``--review-reference``), None for no review (``--no-review``)."""
     import bottle
 
     app = bottle.Bottle()
-    games = _Games()
+    games = _Games(reviewer=None if review is None else Reviewer(review))
     app.games = games
     records = None if from_dir is None else _Records(from_dir)
 
@@ -730,20 +846,21 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
 
-def start_server(host: str = "127.0.0.1", port: int = 0, wait: float = WAIT_S, from_dir=None):
+def start_server(host: str = "127.0.0.1", port: int = 0, wait: float = WAIT_S, from_dir=None,
+                 review: Optional[Sequence[str]] = ()):
     """Bind and serve in a daemon thread; returns ``(server, url)``.  ``server.shutdown()``
-    stops it.  A port in use, a host that cannot be bound or a ``from_dir`` without a
-    tournament's games.csv is a :class:`PipslabError`."""
-    server = _bind(host, port, wait, from_dir)
+    stops it.  A port in use, a host that cannot be bound, a ``from_dir`` without a
+    tournament's games.csv or a bad ``review`` reference is a :class:`PipslabError`."""
+    server = _bind(host, port, wait, from_dir, review)
     threading.Thread(target=server.serve_forever, name="pipslab-serve", daemon=True).start()
     return server, _url(host, server.server_port)
 
 
-def _bind(host: str, port: int, wait: float, from_dir=None):
+def _bind(host: str, port: int, wait: float, from_dir=None, review: Optional[Sequence[str]] = ()):
     server_class = _ThreadingServer
     if ":" in host:
         server_class = type("_ThreadingServer6", (_ThreadingServer,), {"address_family": socket.AF_INET6})
-    app = make_app(wait, from_dir)
+    app = make_app(wait, from_dir, review)
     try:
         server = make_server(host, port, app, server_class=server_class, handler_class=_QuietHandler)
     except OSError as exc:
@@ -777,10 +894,17 @@ def add_arguments(parser) -> None:
     parser.add_argument("--from", dest="from_dir", default=None, metavar="DIR",
                         help="a tournament's output folder (its games.csv): the analysis board (/analyze) steps "
                              "through its games, replayed and checked against their records, every move annotated")
+    review = parser.add_mutually_exclusive_group()
+    review.add_argument("--review-reference", action="append", default=[], metavar="SPEC",
+                        help="the reference of the review after each game (the person's decisions valued as "
+                             f"pipslab analyze does), once per game family: dominoes pimc:samples=N (default "
+                             f"{REVIEW_SAMPLES}, quick for the page), backgammon gnubg:plies=0|1|2 (default 0, with "
+                             "gnubg-nn) or an evaluator (default without gnubg-nn: td)")
+    review.add_argument("--no-review", action="store_true", help="no review after the games")
 
 
 def run(ns) -> int:
-    server = _bind(ns.host, ns.port, WAIT_S, ns.from_dir)
+    server = _bind(ns.host, ns.port, WAIT_S, ns.from_dir, None if ns.no_review else ns.review_reference)
     url = _url(ns.host, server.server_port)
     print(f"pipslab serve: play at {url}, analysis board at {url}analyze (Ctrl-C stops)", flush=True)
     try:

@@ -1,7 +1,8 @@
 // The play page of `pipslab serve`: a form to start a game, then the table or board drawn
 // as SVG from the person's own view (the server sends nothing else), the legal moves as
-// buttons, the log and the result.  <body data-status data-moves data-game> tell a test
-// (or a person's script) where the game stands.
+// buttons, the log and the result, then the review of the person's own decisions.
+// <body data-status data-moves data-game data-review> tell a test (or a person's script)
+// where the game and its review stand.
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -139,6 +140,26 @@ async function play(action) {
   }
 }
 
+function reviewing(state) {
+  return state.status === "over" && !!state.review && state.review.status === "running";
+}
+
+// a game over whose review runs: only the review box is drawn again (the rest stays put)
+async function pollReview() {
+  if (!current || !reviewing(current)) return;
+  const id = current.id;
+  try {
+    const state = await api("GET", "/api/games/" + id);
+    if (!current || current.id !== id) return;    // a new game meanwhile
+    current.review = state.review;
+    drawReview(current);
+    document.body.dataset.review = current.review ? current.review.status : "";
+    if (reviewing(current)) setTimeout(pollReview, 500);
+  } catch (err) {
+    showError(err.message);
+  }
+}
+
 async function poll() {
   if (!current || current.status !== "waiting") return;
   try {
@@ -195,8 +216,11 @@ function render(state) {
   log.scrollTop = log.scrollHeight;
 
   drawResult(state);
+  drawReview(state);
   document.body.dataset.status = state.status;
+  document.body.dataset.review = state.review ? state.review.status : "";
   if (state.status === "waiting") setTimeout(poll, 300);
+  else if (reviewing(state)) setTimeout(pollReview, 500);
 }
 
 function drawResult(state) {
@@ -223,6 +247,74 @@ function drawResult(state) {
   });
   const extra = Object.entries(r.extra).map(([k, v]) => k + " " + v).join(", ");
   if (extra) html("p", {}, box, extra);
+}
+
+// ------------------------------------------------------------------ the review
+function fixed(x, digits) { return x === null || x === undefined ? "–" : x.toFixed(digits); }
+
+function drawReview(state) {
+  const box = $("review");
+  const r = state.review;
+  box.textContent = "";
+  box.hidden = !r;
+  if (!r) return;
+  box.dataset.status = r.status;
+  const text = html("p", {id: "review-text"}, box);
+  if (r.status === "running") {
+    text.textContent = "reviewing your moves…" + (r.progress ? " (" + r.progress[0] + " of " + r.progress[1] + ")" : "");
+    return;
+  }
+  if (r.status === "unavailable") { text.textContent = "No review of this game: " + r.reason; return; }
+  if (r.status === "error") { text.textContent = "The review failed: " + r.reason; return; }
+  text.textContent = "Your review: " + r.decisions + " decision" + (r.decisions === 1 ? "" : "s") + ", error rate "
+    + fixed(r.error_rate, 1) + " [" + fixed(r.error_rate_low, 1) + ", " + fixed(r.error_rate_high, 1) + "] per 1000, "
+    + r.blunders + " blunder" + (r.blunders === 1 ? "" : "s") + " (threshold " + r.blunder_threshold + "), reference "
+    + r.reference;
+  html("p", {class: "note"}, box, "Reference: " + r.reference_label + ". Loss: the best move's value minus yours, in "
+       + r.unit + "; error rate: mean loss per decision with a choice ×1000 (95% bootstrap interval over your "
+       + "decisions); forced moves (" + r.forced + ") not counted.");
+  if (!r.worst.length) {
+    html("p", {id: "review-none"}, box, r.decisions ? "No move lost anything: each was as good as the best." : "");
+    return;
+  }
+  html("h3", {}, box, "your worst moves");
+  const table = html("table", {id: "review-table"}, box);
+  const head = html("tr", {}, table);
+  for (const name of ["move", "position", "you played", "best", "loss"]) html("th", {}, head, name);
+  for (const w of r.worst) {
+    const row = html("tr", {"data-turn": w.turn, "data-loss": w.loss}, table);
+    html("td", {"data-field": "move"}, row, w.move === null ? "–" : String(w.move));
+    const where = html("td", {"data-field": "position"}, row);
+    if (w.position_id) where.textContent = "Position ID " + w.position_id + ", rolled " + w.dice.join("-");
+    else drawDecision(where, w);
+    html("td", {"data-field": "played"}, row, w.played);
+    html("td", {"data-field": "best"}, row, w.best);
+    html("td", {"data-field": "loss"}, row, w.loss.toFixed(3));
+  }
+}
+
+// a domino decision as the person saw it: the line and his hand, small
+function drawDecision(parent, w) {
+  const s = 12, gap = 2;
+  const width = (tiles) => tiles.reduce((x, t) => x + (t[0] === t[2] ? s : 2 * s) + gap, 0);
+  const W = Math.max(width(w.line), w.hand.length * (s + 4), 120) + 60;
+  const svg = el("svg", {width: W, height: 4 * s + 16, class: "decision",
+                         "aria-label": "line " + (w.line.join(" ") || "empty") + "; your hand " + w.hand.join(" ")}, parent);
+  el("text", {x: 0, y: s + 3, "font-size": 10, fill: "#555"}, svg, "line");
+  let x = 34;
+  if (!w.line.length) el("text", {x, y: s + 3, "font-size": 10, fill: "#555"}, svg, "(empty)");
+  for (const t of w.line) {
+    const double = t[0] === t[2];
+    tile(svg, x, double ? 0 : s / 2, t, {size: s, upright: double});
+    x += (double ? s : 2 * s) + gap;
+  }
+  el("text", {x: 0, y: 3 * s + 8, "font-size": 10, fill: "#555"}, svg, "hand");
+  x = 34;
+  for (const t of w.hand) {
+    tile(svg, x, 2 * s + 4, t, {size: s, upright: true});
+    x += s + 4;
+  }
+  html("div", {class: "decision-text"}, parent, "line " + (w.line.join(" ") || "(empty)") + " | hand " + w.hand.join(" "));
 }
 
 // ------------------------------------------------------------------ dominoes

@@ -2,7 +2,8 @@
 tile a seat may not see in any response to it; the game is the engine's game for the seed
 and the moves), the command's flags, and the play page end to end in Debian's headless
 chromium (a full Happy block game and a full backgammon game played by clicking, the
-result shown checked against the engine, screenshots in ``results/``), and the analysis
+result shown checked against the engine, then the review of the person's moves checked
+against the API's, screenshots in ``results/``), and the analysis
 board's page there too (a domino position's values, a backgammon roll's top play, a
 recorded tournament game stepped through; its API is test_analysis_board.py's).
 
@@ -32,7 +33,8 @@ from pipslab.agents.registry import make_agent
 from pipslab.envs.dominoes.tiles import TILES, tiles_of
 from pipslab.experiments.cli import main as cli_main
 from pipslab.experiments.files import atomic_path
-from pipslab.experiments.games import game_spec, play_game
+from pipslab.envs.game import get_game
+from pipslab.experiments.games import play_game
 from pipslab.experiments.serve import start_server
 
 
@@ -87,7 +89,7 @@ class Scripted(Agent):
 
 def replay(game, options, agents, human, actions, seed, on_move=None):
     """The engine's game for ``seed`` with the person's ``actions``: ``(final_state, outcome)``."""
-    spec = game_spec(game)
+    spec = get_game(game)
     seat_agents = [Scripted(actions) if s == human else make_agent(a, game) for s, a in enumerate(agents)]
     state, _, _ = play_game(spec, spec.options_for(options), seat_agents, [seed, 0, 0], [seed, 1, 0], on_move)
     assert seat_agents[human].i == len(actions), "the replay did not use every recorded move"
@@ -411,6 +413,55 @@ def test_a_full_game_played_by_clicking_in_chromium(server, browser, game, agent
     assert f"seat {winner} ({agents[winner]}) wins" in headline.lower()
     assert headline.startswith("You win!" if winner == human else "You lose.")
     screenshot(browser, f"{shot}.png")
+    review = shown_review(browser, server)
+    if game == "happy":   # the review of the person's decisions, as the API gives it (test_play_review.py)
+        assert review["status"] == "done" and review["reference"] == "pimc:samples=20" and review["worst"]
+        screenshot(browser, "serve-review-happy.png")
+
+
+def shown_review(driver, url, timeout=60.0):
+    """Wait for the review box to be final; check its text and table against the API's
+    review of the game; return that review."""
+    from selenium.webdriver.common.by import By
+    end = time.monotonic() + timeout
+    while True:
+        status, gid, shown = driver.execute_script(
+            "const d = document.body.dataset, t = document.getElementById('review-text');"
+            "return [d.review, d.game, t ? t.textContent : null];")
+        if status in ("done", "error", "unavailable"):
+            break
+        assert status == "running" and time.monotonic() < end, status
+        assert shown.startswith("reviewing your moves…"), shown
+        time.sleep(0.02)
+    _, data, _ = call(url, "GET", f"/api/games/{gid}")
+    review, text = data["review"], driver.find_element(By.ID, "review-text").text
+    assert review["status"] == status
+    if status != "done":
+        assert review["reason"] in text, text
+        return review
+    number = r"(-?[0-9.]+|–)"
+    match = re.fullmatch(rf"Your review: (\d+) decisions?, error rate {number} \[{number}, {number}\] per 1000, "
+                         rf"(\d+) blunders? \(threshold ([0-9.]+)\), reference (\S+)", text)
+    assert match, text
+    n, rate, low, high, blunders, threshold, reference = match.groups()
+    assert int(n) == review["decisions"] and int(blunders) == review["blunders"]
+    for shown, key in ((rate, "error_rate"), (low, "error_rate_low"), (high, "error_rate_high")):
+        value = review[key]
+        assert value is None if shown == "–" else abs(float(shown) - value) <= 0.051, (shown, value)
+    assert float(threshold) == review["blunder_threshold"] and reference == review["reference"]
+    rows = driver.find_elements(By.CSS_SELECTOR, "#review-table tr[data-turn]")
+    assert len(rows) == len(review["worst"])
+    for row, w in zip(rows, review["worst"]):
+        cells = {c.get_attribute("data-field"): c.text for c in row.find_elements(By.TAG_NAME, "td")}
+        assert int(row.get_attribute("data-turn")) == w["turn"] and int(cells["move"]) == w["move"]
+        assert (cells["played"], cells["best"]) == (w["played"], w["best"])
+        assert abs(float(cells["loss"]) - w["loss"]) <= 0.0006, (cells["loss"], w["loss"])
+        if "position_id" in w:
+            assert cells["position"] == f"Position ID {w['position_id']}, rolled {w['dice'][0]}-{w['dice'][1]}"
+        else:   # the line and the hand as the person saw them, drawn, and in words
+            assert f"line {' '.join(w['line']) or '(empty)'} | hand {' '.join(w['hand'])}" in cells["position"]
+            assert row.find_elements(By.CSS_SELECTOR, "svg.decision g.tile")
+    return review
 
 
 # ------------------------------------------------------------------ the analysis board in a browser
