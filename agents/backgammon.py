@@ -2,9 +2,10 @@
 checker.
 
 Every agent here chooses among :func:`pipslab.envs.backgammon.legal_plays` (each play with the
-position it leads to) and then emits the play's checker moves one action at a time; the
-plan is cached keyed by (position, dice left), so the next calls of the same turn just
-read it.  Registered names (``make_agent(name, "backgammon")``):
+position it leads to; the compiled generator lists the same plays in the same order) and
+then emits the play's checker moves one action at a time; the plan is cached keyed by
+(position, dice left), so the next calls of the same turn just read it.  Registered
+names (``make_agent(name, "backgammon")``):
 
 * ``pubeval`` -- Tesauro's public linear evaluator (his published weights), the classic
   benchmark opponent: picks the play whose afterstate scores highest, with the race
@@ -22,7 +23,8 @@ from typing import Dict, List, Sequence
 
 import numpy as np
 
-from pipslab.envs.backgammon import PASS, Play, Position, legal_plays
+from pipslab.envs.backgammon import PASS, Play, Position
+from pipslab.envs.backgammon.game import whole_plays
 from pipslab.envs.backgammon.moves import apply_segments, apply_step
 from pipslab.envs.errors import PipslabError
 
@@ -63,7 +65,7 @@ class AfterstateAgent(Agent):
         action = self._plan.get(key)
         if action is not None and action in legal:
             return action
-        plays = legal_plays(view.position, view.dice)
+        plays = whole_plays(view.position, view.dice)     # legal_plays, compiled
         play = self.choose_play(view, plays, rng)
         self._plan = plan_actions(view.position, view.dice, play)
         return self._plan[key]
@@ -102,6 +104,10 @@ _W_CONTACT = np.array([
     .86505, -1.11342, 1.24612, -.82385, -2.77082, 1.23606, -1.59529, .10438, -1.30206, -4.11520,
     5.62596, -2.75800])
 assert _W_RACE.shape == (122,) and _W_CONTACT.shape == (122,)
+_W_RACE.setflags(write=False)
+_W_CONTACT.setflags(write=False)
+#: pubeval's weights, read-only: with contact, and in a race (for compiled rollouts)
+PUBEVAL_CONTACT, PUBEVAL_RACE = _W_CONTACT, _W_RACE
 
 
 def pubeval_inputs(positions: np.ndarray) -> np.ndarray:

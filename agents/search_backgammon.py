@@ -47,8 +47,8 @@ from pipslab.envs.backgammon.game import ROLL_PROBABILITIES as ROLL_P
 from pipslab.envs.backgammon.game import ROLLS
 from pipslab.envs.errors import PipslabError
 
-from .backgammon import AfterstateAgent, RaceAgent, pubeval_scores
-from .backgammon_value import calibration, finished_points, play_out, race_mask, swap
+from .backgammon import PUBEVAL_CONTACT, PUBEVAL_RACE, AfterstateAgent, RaceAgent, pubeval_scores
+from .backgammon_value import calibration, finished_points, race_mask, swap
 from .evaluators import OPPONENT, ON_ROLL, WIN, BackgammonEvaluator, boards, evaluators, register_evaluator, rollout_count
 from .evaluators import make_evaluator as _make_evaluator
 from .evaluators import reseed as _reseed
@@ -140,12 +140,28 @@ class RolloutEvaluator(BackgammonEvaluator):
 
     def afterstate_values(self, rows, race):
         self._calls += 1
-        out = np.zeros(len(rows))
+        before = swap(boards(rows))
+        out = np.zeros(len(before))
         for k in range(self.rollouts):
-            for i, r in enumerate(rows):
-                dice = np.random.default_rng([self.seed, self._calls, k])
-                out[i] -= play_out(swap(np.asarray(r, dtype=np.int64)), pubeval_scores, dice)
+            out -= pubeval_play_outs(before, [self.seed, self._calls, k])
         return out / self.rollouts
+
+
+def pubeval_play_outs(rows, dice_seed, limit: int = 10_000) -> np.ndarray:
+    """``play_out(row, pubeval_scores, numpy.random.default_rng(dice_seed))`` of every row
+    (k x 26, each from the side of the player on roll, before his roll), all with the
+    same dice, in one compiled call (:func:`pipslab.envs.backgammon.fast.pubeval_rollouts`):
+    the points for the player on roll.  The rolls are drawn from the seed in blocks
+    (numpy's block draws are its one-at-a-time draws, so the dice are ``play_out``'s)."""
+    size = 256
+    while True:
+        rolls = np.random.default_rng(dice_seed).integers(1, 7, size=(min(size, limit), 2))
+        points = fast.pubeval_rollouts(rows, rolls, PUBEVAL_CONTACT, PUBEVAL_RACE, limit)
+        if points is not None:
+            if (points == 0).any():
+                raise RuntimeError(f"play_out: no end after {limit:,} turns")
+            return points
+        size *= 4
 
 
 for _name, _factory in (("pubeval", PubevalEvaluator), ("race", RaceEvaluator), ("gnubg", GnubgEvaluator),

@@ -46,7 +46,7 @@ from .backgammon_value import finished_points, swap
 from .evaluators import BackgammonEvaluator, equity
 from .netfiles import load_cached, net_path, read_net_file  # noqa: F401 (net_path: callers read it here)
 from .netfiles import shipped_nets as _all_shipped
-from .neural import DEFAULT_NET
+from .netfiles import DEFAULT_NET
 
 NET_FORMAT = "pipslab-td-backgammon"
 OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
@@ -85,6 +85,21 @@ class TDNet(nn.Module):
         """``k x 5`` probabilities for the player on roll of each position (k x 26)."""
         x = torch.from_numpy(encode(rows, self.config["features"]))
         return torch.sigmoid(self.layers(x)).numpy().astype(np.float64)
+
+
+def net_arrays(net: TDNet):
+    """``(w1, b1, rest, dims)``: the weights of ``net`` as the compiled self-play
+    (:func:`pipslab.envs.backgammon.fast.net_selfplay`) takes them -- the first layer
+    transposed (inputs x hidden, float32), its bias, every further layer's weights (out x
+    in) and bias packed in one float32 array, and the widths from the first hidden layer
+    to the 5 outputs.  A copy: training the net afterwards does not change them."""
+    linears = [m for m in net.layers if isinstance(m, nn.Linear)]
+    with torch.no_grad():
+        w1 = np.ascontiguousarray(linears[0].weight.detach().numpy().T, dtype=np.float32)
+        b1 = linears[0].bias.detach().numpy().astype(np.float32)
+        rest = [np.concatenate([m.weight.detach().numpy().ravel(), m.bias.detach().numpy()]) for m in linears[1:]]
+    dims = np.array([m.out_features for m in linears], dtype=np.int64)
+    return w1, b1, np.concatenate(rest).astype(np.float32), dims
 
 
 def flip(p: np.ndarray) -> np.ndarray:

@@ -5,10 +5,10 @@
 
 One readable loop (CleanRL's shape: an args dataclass, a seeding block, then the loop):
 
-1. **Play a generation**: ``batch_games`` games of the current net against itself in
-   lock-step.  At every step each unfinished game rolls, one compiled call
-   (:func:`~pipslab.envs.backgammon.fast.batch_afterstates`) lists the afterstates of
-   every game's roll, and **one** forward pass values all of them; each game takes the
+1. **Play a generation**: ``batch_games`` games of the current net against itself, in
+   one compiled call (:func:`~pipslab.envs.backgammon.fast.net_selfplay`): at every turn
+   the game rolls, the compiled generator lists the afterstates of the roll, the net
+   (its weights handed to the compiled code) values each of them, and the game takes the
    play with the best equity for its mover (greedy, as TD-Gammon: the dice explore).
    The positions each player faced on roll are kept, from his side.
 2. **λ-returns, then batches** (the forward view of TD(λ), Sutton & Barto §12.1): after
@@ -23,7 +23,7 @@ One readable loop (CleanRL's shape: an args dataclass, a seeding block, then the
    minibatch Adam on the binary cross-entropy of its five sigmoid outputs.  Why this and
    not online eligibility traces: the targets and the update are whole-batch tensor
    operations (one forward, a few minibatch steps per generation instead of one tiny
-   backward per move), which is what makes lock-step play pay, and λ-returns computed
+   backward per move), which is what lets play run compiled on fixed weights, and λ-returns computed
    after the game are exact for the values of that moment — online traces would mix
    values of nets that changed during the game.
 
@@ -63,9 +63,9 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from pipslab.agents.backgammon_value import swap
-from pipslab.agents.td import TDNet, flip, net_dict, net_from, outcome_vector, play_scores, read_checkpoint
+from pipslab.agents.td import TDNet, flip, net_arrays, net_dict, net_from, outcome_vector, read_checkpoint
 from pipslab.envs.backgammon import Position, fast
+from pipslab.envs.backgammon.fast import njit
 from pipslab.envs.backgammon.features import FEATURE_SETS, encode
 from pipslab.envs.errors import PipslabError
 
@@ -92,7 +92,7 @@ class TrainArgs:
     lam: float = 0.7              # λ of the λ-returns
     lr: float = 1e-3              # Adam's step size at the start
     lr_halflife: int = 0          # games over which the step size halves (0: constant; floor lr/20)
-    batch_games: int = 128        # games played in lock-step per generation
+    batch_games: int = 128        # games played per generation (with the same weights)
     minibatch: int = 512          # positions per gradient step
     epochs: int = 1               # passes over a generation's positions
     checkpoint_every: int = 5_000
@@ -153,62 +153,55 @@ class TrainArgs:
 
 
 # ------------------------------------------------------------------- self-play
-class _Dice:
-    """The dice of one game: its own stream, drawn in blocks."""
-
-    __slots__ = ("rng", "rolls", "i")
-
-    def __init__(self, seed: int, game: int):
-        self.rng = np.random.default_rng([seed, game])
-        self.rolls = self.rng.integers(1, 7, size=(256, 2))
-        self.i = 0
-        while self.rolls[self.i, 0] == self.rolls[self.i, 1]:   # the opening roll is not a double
-            self.i += 1
-
-    def next(self):
-        if self.i >= len(self.rolls):
-            self.rolls, self.i = self.rng.integers(1, 7, size=(256, 2)), 0
-        r = self.rolls[self.i]
-        self.i += 1
-        return r
+ROLL_BLOCK = 256              # a game's dice are drawn from its stream in blocks of this many rolls
 
 
-def _best_in_segments(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Index (into ``values``) of the largest value of each segment (first on ties)."""
-    n = len(offsets) - 1
-    lengths = np.diff(offsets)
-    seg = np.repeat(np.arange(n), lengths)
-    # sort by (segment, -value, position): the first of each segment is its best
-    order = np.lexsort((np.arange(len(values)), -values, seg))
-    return order[offsets[:-1]]
+def _first_rolls(seed: int, game: int):
+    """``(rng, block, first)``: game ``game``'s dice stream, its first block of rolls and
+    the index of its opening roll (the first that is not a double)."""
+    rng = np.random.default_rng([seed, game])
+    block = rng.integers(1, 7, size=(ROLL_BLOCK, 2))
+    i = 0
+    while block[i, 0] == block[i, 1]:   # the opening roll is not a double
+        i += 1
+    return rng, block, i
 
 
 def play_generation(net: TDNet, seed: int, first_game: int, count: int, start: np.ndarray = START):
-    """``count`` greedy self-play games of ``net`` in lock-step, games
-    ``first_game .. first_game + count - 1``, from ``start`` (the player on roll's side).  Returns ``(states, points)``: per game the
-    positions faced on roll (``T x 26`` int8, each from its mover's side; the last one is
-    the winner's before his final play) and the points he won (0 for a game dropped at
-    ``MAX_TURNS``)."""
-    dice = [_Dice(seed, first_game + g) for g in range(count)]
+    """``count`` greedy self-play games of ``net``, games ``first_game .. first_game +
+    count - 1``, from ``start`` (the player on roll's side).  Returns ``(states,
+    points)``: per game the positions faced on roll (``T x 26`` int8, each from its
+    mover's side; the last one is the winner's before his final play) and the points he
+    won (0 for a game dropped at ``MAX_TURNS``).
+
+    The games are independent (a game's dice come from its own stream, the net does not
+    change during a generation), so they are played one after the other, each turn's
+    afterstates valued by the net compiled (:func:`~pipslab.envs.backgammon.fast.net_selfplay`,
+    one call for the whole generation): the same choices as valuing them with
+    ``play_scores`` in torch, up to the last bits of float32 sums."""
+    w1, b1, rest, dims = net_arrays(net)
+    plus = net.config["features"] == "plus"
+    streams, rolls = [], np.empty((count, ROLL_BLOCK, 2), dtype=np.int64)
+    rpos = np.empty(count, dtype=np.int64)
+    for g in range(count):
+        rng, rolls[g], rpos[g] = _first_rolls(seed, first_game + g)
+        streams.append(rng)
     boards = np.tile(np.asarray(start, dtype=np.int8), (count, 1))
-    states: List[list] = [[] for _ in range(count)]
+    turns = np.zeros(count, dtype=np.int64)
+    status = np.full(count, 2, dtype=np.int64)       # 2: to play on
     points = np.zeros(count)
-    alive = np.arange(count)
-    for _ in range(MAX_TURNS):
-        if not len(alive):
+    kept = np.empty((count, MAX_TURNS, 26), dtype=np.int8)
+    while True:
+        fast.net_selfplay(boards, rolls, rpos, turns, kept, status, points, plus, w1, b1, rest, dims)
+        short = np.flatnonzero(status == 2)
+        if not len(short):
             break
-        for g in alive:
-            states[g].append(boards[g].copy())
-        rolls = np.array([dice[g].next() for g in alive])
-        rows, offsets = fast.batch_afterstates(boards[alive], rolls)
-        values, done = play_scores(net, rows)
-        best = _best_in_segments(values, offsets)
-        chosen = rows[best]
-        ended = done[best] != 0
-        points[alive[ended]] = done[best][ended]
-        boards[alive] = swap(chosen)           # the opponent is on roll now
-        alive = alive[~ended]
-    return [np.array(s, dtype=np.int8) for s in states], points
+        grown = np.empty((count, rolls.shape[1] + ROLL_BLOCK, 2), dtype=np.int64)   # the next block
+        grown[:, :rolls.shape[1]] = rolls
+        for g in short:
+            grown[g, rolls.shape[1]:] = streams[g].integers(1, 7, size=(ROLL_BLOCK, 2))
+        rolls = grown
+    return [kept[g, :turns[g]].copy() for g in range(count)], points
 
 
 def lambda_returns(v_next: np.ndarray, last: np.ndarray, lam: float) -> np.ndarray:
@@ -234,14 +227,36 @@ def targets(net: TDNet, states, points, lam: float):
     X = torch.from_numpy(encode(np.concatenate(states), net.config["features"]))
     with torch.no_grad():
         V = torch.sigmoid(net(X)).numpy().astype(np.float64)
-    out, start = [], 0
-    for s, pts in zip(states, points):
-        T = len(s)
-        v_next = np.empty((T, 5))
-        v_next[:-1] = V[start + 1:start + T]
-        out.append(lambda_returns(v_next, outcome_vector(pts), lam))
+    lengths = np.array([len(s) for s in states], dtype=np.int64)
+    finals = np.array([outcome_vector(pts) for pts in points])
+    G = np.empty((len(V), 5))
+    _lambda_targets(V, lengths, finals, float(lam), G)
+    return X, G
+
+
+@njit(cache=True)
+def _lambda_targets(V, lengths, finals, lam, G):
+    """:func:`lambda_returns` of every game at once: game ``g`` holds ``lengths[g]`` rows
+    of ``V`` (the net's outputs) and ``G``, one after the other; ``finals[g]`` its last
+    play's exact outcome.  The same float operations in the same order."""
+    start = 0
+    for g in range(lengths.shape[0]):
+        T = lengths[g]
+        end = start + T - 1
+        for o in range(5):
+            G[end, o] = finals[g, o]
+        for t in range(end - 1, start - 1, -1):
+            a0 = (1.0 - lam) * V[t + 1, 0] + lam * G[t + 1, 0]
+            a1 = (1.0 - lam) * V[t + 1, 1] + lam * G[t + 1, 1]
+            a2 = (1.0 - lam) * V[t + 1, 2] + lam * G[t + 1, 2]
+            a3 = (1.0 - lam) * V[t + 1, 3] + lam * G[t + 1, 3]
+            a4 = (1.0 - lam) * V[t + 1, 4] + lam * G[t + 1, 4]
+            G[t, 0] = 1.0 - a0           # flip: the same probabilities seen from the other player
+            G[t, 1] = a3
+            G[t, 2] = a4
+            G[t, 3] = a1
+            G[t, 4] = a2
         start += T
-    return X, np.concatenate(out)
 
 
 def train_generation(net: TDNet, opt: torch.optim.Optimizer, states, points, args: TrainArgs,
@@ -477,7 +492,7 @@ def add_arguments(p) -> None:
     p.add_argument("--lr", type=float, default=None, help=f"Adam learning rate (default {d.lr})")
     p.add_argument("--lr-halflife", type=int, default=None,
                    help="games over which the learning rate halves (default 0: constant)")
-    p.add_argument("--batch-games", type=int, default=None, help=f"games in lock-step (default {d.batch_games})")
+    p.add_argument("--batch-games", type=int, default=None, help=f"games per generation (default {d.batch_games})")
     p.add_argument("--minibatch", type=int, default=None)
     p.add_argument("--epochs", type=int, default=None)
     p.add_argument("--checkpoint-every", type=int, default=None)

@@ -1,21 +1,41 @@
-"""Compiled (numba) backgammon move generation, for throughput.
+"""Compiled (numba) backgammon: the move generator, and whole games in one call.
 
-Same rules and same results as :func:`pipslab.envs.backgammon.moves.play_table` (a test checks
-it on thousands of positions); boards are numpy ``int8`` arrays of the 26 values of a
-:class:`~envs.backgammon.board.Position`.
+Same rules and same results as the pure-Python reference in
+:mod:`pipslab.envs.backgammon.moves` (tests compare them on tens of thousands of
+positions); boards are the 26 values of a :class:`~envs.backgammon.board.Position`
+(numpy ``int8``/``int64`` rows, or a ``Position``).
 
-* :func:`afterstates` -- the distinct positions after every legal play of a roll.
+* :func:`afterstates` -- the distinct positions after every legal play of a roll
+  (:func:`afterstates_won`: and which of them win the game, with how many points;
+  :func:`replies_won`: the same for the opponent after a play).
+* :func:`legal_plays` -- :func:`pipslab.envs.backgammon.moves.legal_plays` exactly (the same
+  :class:`~pipslab.envs.backgammon.moves.Play` list: steps, positions, order), compiled.
 * :func:`checker_actions` -- the per-checker mask of
   :func:`pipslab.envs.backgammon.moves.legal_checker_moves` (used by the game state).
-* :func:`batch_afterstates` -- the same for a batch of boards and rolls in one call.
-* :func:`random_game` -- a whole game of uniformly random whole plays, compiled.
+* :func:`batch_afterstates` -- the afterstates of a batch of boards and rolls in one call.
+* :func:`random_game`, :func:`random_games` -- whole games of uniformly random whole
+  plays, in one call.
+* :func:`pubeval_rollouts` -- games played to the end by a linear ranker (pubeval's
+  inputs; the weights are the caller's) with the caller's dice: the rollout evaluator.
+* :func:`net_selfplay` -- greedy self-play games of a ReLU network valuing afterstates by
+  their equity (the TD trainer's games; the weights are the caller's).
+* :func:`encode_rows` -- the network inputs of :mod:`pipslab.envs.backgammon.features`.
 
-Compiled with ``cache=True``; the first call of a fresh install compiles for a few
-seconds (call :func:`warm_up` before timing anything).  Without numba the functions run
-as plain Python, slowly but with the same results.
+How the generator is fast: it works on one board in place (a checker move and its
+undo touch two or three points), keeps the highest occupied point as it goes (bearing off
+needs it), and finds duplicate positions by an exact key of the board -- three 60-bit
+words, five bits per point -- updated with each move and looked up in a hash table that a
+generation stamp empties in O(1).  Every compiled kernel of the backgammon engine lives in
+this one file: numba's cache (``cache=True``) checks only the file of the function it
+caches, so a kernel calling a compiled function of another file could run stale code.
+
+Compiled with ``cache=True``; the first call of a fresh install compiles for a while
+(call :func:`warm_up` before timing anything).  Without numba the functions run as plain
+Python, slowly but with the same results.
 """
 from __future__ import annotations
 
+import math
 import struct
 
 import numpy as np
@@ -31,252 +51,526 @@ except ImportError:  # pragma: no cover
             return args[0]
         return lambda f: f
 
-MAX_PLAYS = 4096          # more than any position has (the record is a few hundred)
-_TABLE = 8192             # open-addressing hash table of the distinct afterstates
+from .board import Position
+from .moves import Play, check_dice
+
+MAX_PLAYS = 4096          # more than any position has (GNU BG's bound is 3,060)
+_TABLE = 8192             # open-addressing hash table of the distinct afterstates (a power of 2)
+_TMASK = _TABLE - 1
+
+# The workspace: one int64 array holding the working board, its key, the search stacks,
+# the hash table and the steps of every play found (see new_workspace).
+_STAMP = 0                # generation stamp of the hash table
+_KEY = 4                  # 3 key words of the working board
+_B = 8                    # the working board, 26 entries
+_PATH = 40                # step codes of the play being built (4)
+_NXT, _MOVED, _HIS, _SRC, _HIT = 48, 56, 64, 72, 80        # the plays' search stack (5 each)
+_NXT2, _HIS2, _SRC2, _HIT2 = 88, 96, 104, 112               # max_double's stack (5 each)
+_SLOT = 128               # _TABLE stamps
+_IDX = _SLOT + _TABLE     # _TABLE play indices
+_KEYS = _IDX + _TABLE     # 3 key words per play
+_STEPS = _KEYS + 3 * MAX_PLAYS    # 4 step codes per play
+_ORDER = _STEPS + 4 * MAX_PLAYS   # legal_plays: the plays' step numbers, in order
+_WINS = _ORDER + MAX_PLAYS        # afterstates_won: what each play wins
+_WS_SIZE = _WINS + MAX_PLAYS
+
+
+def new_workspace() -> np.ndarray:
+    """A fresh workspace for the kernels (each thread of work needs its own)."""
+    return np.zeros(_WS_SIZE, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------- the working board
+@njit(cache=True)
+def _bump(ws, i, delta):
+    """Add ``delta`` to point ``i`` of the working board and to its key."""
+    ws[_B + i] += delta
+    ws[_KEY + i // 12] += delta << (5 * (i % 12))
 
 
 @njit(cache=True)
-def _legal(b, s, d):
-    if b[25] > 0:
-        return s == 25 and b[25 - d] >= -1
-    if s == 25 or b[s] <= 0:
-        return False
-    t = s - d
-    if t >= 1:
-        return b[t] >= -1
-    for i in range(7, 25):
-        if b[i] > 0:
-            return False
-    if t == 0:
-        return True
-    for i in range(s + 1, 7):
-        if b[i] > 0:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _move(b, s, d):
-    b[s] -= 1
-    t = s - d
-    if t >= 1:
-        if b[t] == -1:
-            b[t] = 1
-            b[0] -= 1
-        else:
-            b[t] += 1
-
-
-@njit(cache=True)
-def _record(b, out, count, table, used, nused):
-    """Insert board ``b`` into ``out`` unless already there; returns (count, nused)."""
-    h = np.uint64(1469598103934665603)
+def _set_key(ws):
+    ws[_KEY] = 0
+    ws[_KEY + 1] = 0
+    ws[_KEY + 2] = 0
     for i in range(26):
-        h = (h ^ np.uint64(b[i] + 16)) * np.uint64(1099511628211)
-    slot = np.int64(h % np.uint64(_TABLE))
-    while True:
-        k = table[slot]
-        if k < 0:
-            table[slot] = count
-            used[nused] = slot
-            for i in range(26):
-                out[count, i] = b[i]
-            return count + 1, nused + 1
-        same = True
-        for i in range(26):
-            if out[k, i] != b[i]:
-                same = False
-                break
-        if same:
-            return count, nused
-        slot = (slot + 1) % _TABLE
+        ws[_KEY + i // 12] += (ws[_B + i] + 15) << (5 * (i % 12))
 
 
 @njit(cache=True)
-def _clear(table, used, nused):
-    for i in range(nused):
-        table[used[i]] = -1
+def _top(ws):
+    """The highest point holding a checker of mine (25: the bar), 0 when none."""
+    h = 25
+    while h > 0 and ws[_B + h] <= 0:
+        h -= 1
+    return h
+
+
+@njit(cache=True)
+def _ok(ws, s, d, hi):
+    """Whether my checker on ``s`` (there is one; ``hi`` is :func:`_top`) may move ``d``."""
+    t = s - d
+    if t >= 1:
+        return ws[_B + t] >= -1
+    if hi > 6:                          # bearing off needs every checker home
+        return False
+    return t == 0 or s == hi            # exactly, or the highest with a larger die
+
+
+@njit(cache=True)
+def _apply(ws, s, d):
+    """Move my checker from ``s`` by ``d``; returns 1 if it hit a blot."""
+    _bump(ws, s, -1)
+    t = s - d
+    if t >= 1:
+        if ws[_B + t] == -1:
+            _bump(ws, t, 2)
+            _bump(ws, 0, -1)
+            return 1
+        _bump(ws, t, 1)
     return 0
 
 
 @njit(cache=True)
-def _afterstates(board, d1, d2, out, table, used):
-    """Fill ``out`` with the distinct afterstates of roll d1-d2; return their count."""
-    lv = np.empty((5, 26), dtype=np.int8)
-    for i in range(26):
-        lv[0, i] = board[i]
+def _undo(ws, s, d, hit):
+    _bump(ws, s, 1)
+    t = s - d
+    if t >= 1:
+        if hit:
+            _bump(ws, t, -2)
+            _bump(ws, 0, 1)
+        else:
+            _bump(ws, t, -1)
+
+
+@njit(cache=True)
+def _after(ws, s, hi):
+    """The highest point after a checker left ``s`` (``hi`` before)."""
+    if s == hi and ws[_B + s] == 0:
+        h = s - 1
+        while h > 0 and ws[_B + h] <= 0:
+            h -= 1
+        return h
+    return hi
+
+
+@njit(cache=True)
+def _record(ws, out, count, m):
+    """Add the working board (reached by the ``m`` steps at ``_PATH``) to the plays unless
+    it is there already; returns the new count."""
+    w0 = ws[_KEY]
+    w1 = ws[_KEY + 1]
+    w2 = ws[_KEY + 2]
+    h = w0 ^ (w1 * 7) ^ (w2 * 131)      # words < 2^60: nothing overflows (nor in plain Python)
+    h ^= h >> 13
+    h ^= h >> 26
+    h ^= h >> 39
+    slot = h & _TMASK
+    stamp = ws[_STAMP]
+    while True:
+        if ws[_SLOT + slot] != stamp:
+            ws[_SLOT + slot] = stamp
+            ws[_IDX + slot] = count
+            k = _KEYS + 3 * count
+            ws[k] = w0
+            ws[k + 1] = w1
+            ws[k + 2] = w2
+            for i in range(26):
+                out[count, i] = ws[_B + i]
+            for j in range(m):
+                ws[_STEPS + 4 * count + j] = ws[_PATH + j]
+            return count + 1
+        k = _KEYS + 3 * ws[_IDX + slot]
+        if ws[k] == w0 and ws[k + 1] == w1 and ws[k + 2] == w2:
+            return count
+        slot = (slot + 1) & _TMASK
+
+
+@njit(cache=True)
+def _generate(ws, d1, d2, n, out):
+    """The distinct plays of the working board (left as it was) into ``out`` (and their
+    steps into the workspace): two different dice ``d1``, ``d2`` (``n == 2``; ``d1`` is
+    tried first), or ``n`` (1-4) moves of the die ``d1 == d2``.  Returns ``(count, steps
+    per play)``.  The order is the reference's search order for ``d1 > d2``: first die
+    then second, from the highest point down, then the other order."""
+    ws[_STAMP] += 1
+    _set_key(ws)
+    hi = _top(ws)
     count = 0
-    nused = 0
+    if n == 0 or hi == 0:
+        return 0, 0
     if d1 != d2:
         for order in range(2):
             a = d1 if order == 0 else d2
             c = d2 if order == 0 else d1
-            for s1 in range(25, 0, -1):
-                if not _legal(lv[0], s1, a):
+            low1 = 25 if ws[_B + 25] > 0 else 1
+            for s1 in range(hi, low1 - 1, -1):
+                if ws[_B + s1] <= 0 or not _ok(ws, s1, a, hi):
                     continue
-                for i in range(26):
-                    lv[1, i] = lv[0, i]
-                _move(lv[1], s1, a)
-                for s2 in range(25, 0, -1):
-                    if not _legal(lv[1], s2, c):
+                h1 = _apply(ws, s1, a)
+                ws[_PATH] = (s1 * 8 + a) * 2 + h1
+                hi1 = _after(ws, s1, hi)
+                low2 = 25 if ws[_B + 25] > 0 else 1
+                for s2 in range(hi1, low2 - 1, -1):
+                    if ws[_B + s2] <= 0 or not _ok(ws, s2, c, hi1):
                         continue
-                    for i in range(26):
-                        lv[2, i] = lv[1, i]
-                    _move(lv[2], s2, c)
-                    count, nused = _record(lv[2], out, count, table, used, nused)
-        if count == 0:
-            hi = d1 if d1 > d2 else d2
-            lo = d2 if d1 > d2 else d1
-            for k in range(2):
-                d = hi if k == 0 else lo
-                for s1 in range(25, 0, -1):
-                    if _legal(lv[0], s1, d):
-                        for i in range(26):
-                            lv[1, i] = lv[0, i]
-                        _move(lv[1], s1, d)
-                        count, nused = _record(lv[1], out, count, table, used, nused)
-                if count > 0:
-                    break
-        _clear(table, used, nused)
-        return count
-    # doubles: up to four moves, from-points non-increasing (they commute that way)
+                    h2 = _apply(ws, s2, c)
+                    ws[_PATH + 1] = (s2 * 8 + c) * 2 + h2
+                    count = _record(ws, out, count, 2)
+                    _undo(ws, s2, c, h2)
+                _undo(ws, s1, a, h1)
+        if count > 0:
+            return count, 2
+        for k in range(2):              # only one die can be played: the larger if possible
+            d = max(d1, d2) if k == 0 else min(d1, d2)
+            low = 25 if ws[_B + 25] > 0 else 1
+            for s in range(hi, low - 1, -1):
+                if ws[_B + s] <= 0 or not _ok(ws, s, d, hi):
+                    continue
+                h = _apply(ws, s, d)
+                ws[_PATH] = (s * 8 + d) * 2 + h
+                count = _record(ws, out, count, 1)
+                _undo(ws, s, d, h)
+            if count > 0:
+                return count, 1
+        return 0, 0
+    # one die, n times: moves of one die commute when taken from the highest point down,
+    # so only non-increasing sequences of from-points are searched (depth first)
     d = d1
     best = 0
-    srcs = np.empty(5, dtype=np.int64)
-    srcs[0] = 25
     depth = 0
-    nxt = np.empty(5, dtype=np.int64)     # next from-point to try at each depth
-    nxt[0] = 25
-    moved = np.zeros(5, dtype=np.bool_)   # whether any move was found at each depth
-    while depth >= 0:
+    cur = hi
+    ws[_NXT] = 25
+    ws[_MOVED] = 0
+    while True:
         found = False
-        if depth < 4:
-            s = nxt[depth]
-            while s >= 1:
-                if _legal(lv[depth], s, d):
+        s = 0
+        if depth < n:
+            s = min(ws[_NXT + depth], cur)
+            low = 25 if ws[_B + 25] > 0 else 1
+            while s >= low:
+                if ws[_B + s] > 0 and _ok(ws, s, d, cur):
                     found = True
                     break
                 s -= 1
-            if found:
-                nxt[depth] = s - 1
-                moved[depth] = True
-                for i in range(26):
-                    lv[depth + 1, i] = lv[depth, i]
-                _move(lv[depth + 1], s, d)
-                depth += 1
-                nxt[depth] = s
-                moved[depth] = False
-                continue
-        # no (more) move at this depth: a leaf if nothing was ever possible here
-        if not moved[depth] or depth == 4:
+        if found:
+            ws[_NXT + depth] = s - 1
+            ws[_MOVED + depth] = 1
+            ws[_HIS + depth] = cur
+            h = _apply(ws, s, d)
+            ws[_SRC + depth] = s
+            ws[_HIT + depth] = h
+            ws[_PATH + depth] = (s * 8 + d) * 2 + h
+            cur = _after(ws, s, cur)
+            depth += 1
+            ws[_NXT + depth] = s
+            ws[_MOVED + depth] = 0
+            continue
+        if ws[_MOVED + depth] == 0 or depth == n:      # a leaf: no move (or no die) left
             if depth > best:
                 best = depth
-                nused = _clear(table, used, nused)
+                ws[_STAMP] += 1
                 count = 0
             if depth == best and depth > 0:
-                count, nused = _record(lv[depth], out, count, table, used, nused)
+                count = _record(ws, out, count, depth)
+        if depth == 0:
+            break
         depth -= 1
-    _clear(table, used, nused)
-    return count
+        _undo(ws, ws[_SRC + depth], d, ws[_HIT + depth])
+        cur = ws[_HIS + depth]
+    return count, best
 
 
 @njit(cache=True)
-def _any_source(b, d):
-    for s in range(25, 0, -1):
-        if _legal(b, s, d):
+def _load(board, ws):
+    for i in range(26):
+        ws[_B + i] = board[i]
+
+
+@njit(cache=True)
+def _load_packed(packed, ws):
+    """A board packed as 26 signed bytes (:data:`pack_board`; numba sees them unsigned)."""
+    for i in range(26):
+        v = packed[i]
+        ws[_B + i] = v - 256 if v > 127 else v
+
+
+@njit(cache=True)
+def _afterstates_of(board, d1, d2, out, ws):
+    _load(board, ws)
+    return _generate(ws, d1, d2, 4 if d1 == d2 else 2, out)[0]
+
+
+@njit(cache=True)
+def _afterstates_packed(packed, d1, d2, out, ws):
+    _load_packed(packed, ws)
+    return _generate(ws, d1, d2, 4 if d1 == d2 else 2, out)[0]
+
+
+@njit(cache=True)
+def _wins(ws, out, n):
+    """What each of the ``n`` plays in ``out`` wins (:func:`_won`), into the workspace."""
+    pips = 0
+    for i in range(1, 26):
+        if ws[_B + i] > 0:
+            pips += i * ws[_B + i]
+    for k in range(n):                  # no roll moves more than 24 pips
+        ws[_WINS + k] = _won(out[k]) if pips <= 24 else 0
+
+
+@njit(cache=True)
+def _afterstates_won(board, d1, d2, out, ws):
+    """:func:`_afterstates_of`, and what each play wins (:func:`_wins`)."""
+    _load(board, ws)
+    n = _generate(ws, d1, d2, 4 if d1 == d2 else 2, out)[0]
+    _wins(ws, out, n)
+    return n
+
+
+@njit(cache=True)
+def _replies_won(afterstate, d1, d2, out, ws):
+    """:func:`_afterstates_won` of ``afterstate`` turned round (the opponent's plays)."""
+    for i in range(26):
+        ws[_B + i] = -afterstate[25 - i]
+    n = _generate(ws, d1, d2, 4 if d1 == d2 else 2, out)[0]
+    _wins(ws, out, n)
+    return n
+
+
+@njit(cache=True)
+def _plays_packed(packed, hi, lo, n, out, ws):
+    """The plays of :func:`legal_plays` with their steps, and their order in the
+    workspace: by the reference's sort key (the steps, highest from-point first)."""
+    _load_packed(packed, ws)
+    count, m = _generate(ws, hi, lo, n, out)
+    keys = np.empty(count, dtype=np.int64)
+    v = np.empty(4, dtype=np.int64)
+    for k in range(count):
+        # each step as (25 - from) * 8 + (7 - die): ascending = the reference's (-from, -die)
+        for j in range(m):
+            code = ws[_STEPS + 4 * k + j] >> 1
+            x = (25 - code // 8) * 8 + 7 - code % 8
+            i = j
+            while i > 0 and v[i - 1] > x:         # insertion sort of at most four
+                v[i] = v[i - 1]
+                i -= 1
+            v[i] = x
+        key = 0
+        for j in range(m):
+            key = key * 256 + v[j]
+        keys[k] = key
+    order = np.argsort(keys)
+    tmp = out[:count].copy()
+    for k in range(count):
+        i = order[k]
+        for j in range(26):
+            out[k, j] = tmp[i, j]
+        # the play's steps as one number: 9 bits a step, and their count above
+        pid = m << 36
+        for j in range(m):
+            pid |= ws[_STEPS + 4 * i + j] << (9 * j)
+        ws[_ORDER + k] = pid
+    return count, m
+
+
+pack_board = struct.Struct("26b").pack      # pack_board(*position) -> 26 bytes
+
+_WS = new_workspace()
+_OUT = np.empty((MAX_PLAYS, 26), dtype=np.int8)
+_ARRAY = np.ndarray
+_KERNEL_DTYPES = (np.dtype(np.int8), np.dtype(np.int64))     # boards the kernels take as they are
+
+
+def afterstates(position, d1: int, d2: int) -> np.ndarray:
+    """The distinct positions (k x 26 int8, mover's side, not swapped) after every legal
+    play of the roll ``d1``-``d2``; zero rows when nothing can move.  The order is fixed
+    (search and seeded records depend on it).  The returned array is a view of a buffer
+    reused by the next call: copy it to keep it."""
+    if type(position) is _ARRAY:
+        if position.dtype not in _KERNEL_DTYPES:
+            position = position.astype(np.int64)
+        n = _afterstates_of(position, int(d1), int(d2), _OUT, _WS)
+    else:
+        n = _afterstates_packed(pack_board(*position), int(d1), int(d2), _OUT, _WS)
+    return _OUT[:n]
+
+
+_WON = _WS[_WINS:_WINS + MAX_PLAYS]
+
+
+def afterstates_won(position, d1: int, d2: int):
+    """``(rows, won)``: :func:`afterstates`, and what each play wins for the mover -- 1, 2
+    (a gammon) or 3 (a backgammon) when it bears off his last checker, else 0
+    (``agents.backgammon_value.finished_points``).  Both are views of buffers reused by
+    the next call."""
+    if type(position) is not _ARRAY or position.dtype not in _KERNEL_DTYPES:
+        position = np.asarray(position, dtype=np.int64)
+    n = _afterstates_won(position, int(d1), int(d2), _OUT, _WS)
+    return _OUT[:n], _WON[:n]
+
+
+def replies_won(afterstate, d1: int, d2: int):
+    """:func:`afterstates_won` of the opponent after ``afterstate`` (a board just after a
+    play, from the side of the player who made it): his plays of the roll ``d1``-``d2``,
+    from his side, and what each wins -- the board turned round and the plays listed in
+    one call, as search (and a game loop) steps from play to play."""
+    if type(afterstate) is not _ARRAY or afterstate.dtype not in _KERNEL_DTYPES:
+        afterstate = np.asarray(afterstate, dtype=np.int64)
+    n = _replies_won(afterstate, int(d1), int(d2), _OUT, _WS)
+    return _OUT[:n], _WON[:n]
+
+
+_DICE = frozenset([(a, b) for a in range(1, 7) for b in range(1, 7)] + [(a,) for a in range(1, 7)]
+                  + [(a,) * k for a in range(1, 7) for k in (3, 4)])
+_new = tuple.__new__
+_PLAY_STEPS: dict = {}      # a play's steps (a tuple of (from, die, hit)) by their number
+
+
+def _steps_of(pid: int) -> tuple:
+    """The steps of a play numbered by :func:`_plays_packed` (cached: plays recur)."""
+    if len(_PLAY_STEPS) > 200_000:
+        _PLAY_STEPS.clear()
+    codes = [(pid >> (9 * j)) & 511 for j in range(pid >> 36)]
+    steps = _PLAY_STEPS[pid] = tuple((c >> 4, (c >> 1) & 7, bool(c & 1)) for c in codes)
+    return steps
+
+
+def legal_plays(position, dice) -> list:
+    """:func:`pipslab.envs.backgammon.moves.legal_plays`, compiled: every distinct legal
+    play of ``dice`` (a roll, or the dice left of one) from ``position``, one per distinct
+    resulting position, with the same steps and in the same order as the reference."""
+    dice = tuple(dice)
+    if dice not in _DICE:
+        check_dice(dice, allow_partial=True)
+        dice = tuple(int(d) for d in dice)
+    a = int(dice[0])
+    b = int(dice[-1])
+    if a < b:
+        a, b = b, a
+    if type(position) is _ARRAY:
+        position = position.tolist()
+    count, m = _plays_packed(pack_board(*position), a, b, len(dice), _OUT, _WS)
+    if count == 0:
+        return []
+    cache = _PLAY_STEPS
+    return [_new(Play, (cache.get(pid) or _steps_of(pid), _new(Position, row)))
+            for pid, row in zip(_WS[_ORDER:_ORDER + count].tolist(), _OUT[:count].tolist())]
+
+
+# ---------------------------------------------------------------------- checker moves
+@njit(cache=True)
+def _any_move(ws, d, hi):
+    low = 25 if ws[_B + 25] > 0 else 1
+    for s in range(hi, low - 1, -1):
+        if ws[_B + s] > 0 and _ok(ws, s, d, hi):
             return True
     return False
 
 
 @njit(cache=True)
-def _max_double(board, d, n):
-    """How many (<= n) moves of the die ``d`` can be played from ``board``."""
+def _max_double(ws, d, n, hi):
+    """How many (<= n) moves of the die ``d`` can be played (the board is left as it was)."""
     if n == 0:
         return 0
-    lv = np.empty((5, 26), dtype=np.int8)
-    for i in range(26):
-        lv[0, i] = board[i]
-    nxt = np.empty(5, dtype=np.int64)
-    nxt[0] = 25
     depth = 0
     best = 0
-    while depth >= 0:
-        s = nxt[depth]
+    cur = hi
+    ws[_NXT2] = 25
+    while True:
         found = False
-        while s >= 1:
-            if _legal(lv[depth], s, d):
-                found = True
-                break
-            s -= 1
-        if not found:
-            depth -= 1
+        s = 0
+        if depth < n:
+            s = min(ws[_NXT2 + depth], cur)
+            low = 25 if ws[_B + 25] > 0 else 1
+            while s >= low:
+                if ws[_B + s] > 0 and _ok(ws, s, d, cur):
+                    found = True
+                    break
+                s -= 1
+        if found:
+            ws[_NXT2 + depth] = s - 1
+            ws[_HIS2 + depth] = cur
+            ws[_SRC2 + depth] = s
+            ws[_HIT2 + depth] = _apply(ws, s, d)
+            cur = _after(ws, s, cur)
+            depth += 1
+            if depth > best:
+                best = depth
+                if best == n:
+                    break
+            ws[_NXT2 + depth] = s
             continue
-        nxt[depth] = s - 1
-        for i in range(26):
-            lv[depth + 1, i] = lv[depth, i]
-        _move(lv[depth + 1], s, d)
-        depth += 1
-        if depth > best:
-            best = depth
-            if best == n:
-                return n
-        nxt[depth] = s
+        if depth == 0:
+            break
+        depth -= 1
+        _undo(ws, ws[_SRC2 + depth], d, ws[_HIT2 + depth])
+        cur = ws[_HIS2 + depth]
+    while depth > 0:                    # unwind (an early finish leaves moves made)
+        depth -= 1
+        _undo(ws, ws[_SRC2 + depth], d, ws[_HIT2 + depth])
     return best
 
 
 @njit(cache=True)
-def _max_two(board, hi, lo):
-    b = np.empty(26, dtype=np.int8)
+def _max_two(ws, a, c, hi):
     one = False
     for order in range(2):
-        a = hi if order == 0 else lo
-        c = lo if order == 0 else hi
-        for s in range(25, 0, -1):
-            if _legal(board, s, a):
-                one = True
-                for i in range(26):
-                    b[i] = board[i]
-                _move(b, s, a)
-                if _any_source(b, c):
-                    return 2
+        x = a if order == 0 else c
+        y = c if order == 0 else a
+        low = 25 if ws[_B + 25] > 0 else 1
+        for s in range(hi, low - 1, -1):
+            if ws[_B + s] <= 0 or not _ok(ws, s, x, hi):
+                continue
+            one = True
+            h = _apply(ws, s, x)
+            two = _any_move(ws, y, _after(ws, s, hi))
+            _undo(ws, s, x, h)
+            if two:
+                return 2
     return 1 if one else 0
 
 
 @njit(cache=True)
-def _checker_moves(board, dice, n, out):
-    """Fill ``out`` with (from, die) rows; return (count, dice the play uses)."""
+def _checker_moves(ws, hi_die, lo_die, n, out):
+    """The working board's first checker moves of maximal plays, as sorted action ids in
+    ``out``: the dice left are ``hi_die`` then ``n - 1`` dice ``lo_die``.  Returns
+    ``(count, dice the play uses)``."""
     if n == 0:
         return 0, 0
-    double = n == 1 or dice[0] == dice[n - 1]
+    double = n == 1 or hi_die == lo_die
+    top = _top(ws)
+    if top == 0:
+        return 0, 0
     if n == 1:
-        need = 1 if _any_source(board, dice[0]) else 0
+        need = 1 if _any_move(ws, hi_die, top) else 0
     elif double:
-        need = _max_double(board, dice[0], n)
+        need = _max_double(ws, hi_die, n, top)
     else:
-        need = _max_two(board, dice[0], dice[1])
+        need = _max_two(ws, hi_die, lo_die, top)
     if need == 0:
         return 0, 0
-    b = np.empty(26, dtype=np.int8)
     count = 0
-    kinds = 1 if double else 2
     count_hi = 0
+    kinds = 1 if double else 2
     for k in range(kinds):
-        d = dice[k]
-        other = dice[1 - k] if not double else d
-        for s in range(25, 0, -1):
-            if not _legal(board, s, d):
+        d = hi_die if k == 0 else lo_die
+        other = lo_die if k == 0 else hi_die
+        low = 25 if ws[_B + 25] > 0 else 1
+        for s in range(top, low - 1, -1):
+            if ws[_B + s] <= 0 or not _ok(ws, s, d, top):
                 continue
+            keep = True
             if need > 1:
-                for i in range(26):
-                    b[i] = board[i]
-                _move(b, s, d)
+                h = _apply(ws, s, d)
+                hi2 = _after(ws, s, top)
                 if double:
-                    if _max_double(b, d, n - 1) < need - 1:
-                        continue
-                elif not _any_source(b, other):
-                    continue
-            out[count] = (s - 1) * 6 + d - 1
-            count += 1
+                    keep = _max_double(ws, d, n - 1, hi2) >= need - 1
+                else:
+                    keep = _any_move(ws, other, hi2)
+                _undo(ws, s, d, h)
+            if keep:
+                out[count] = (s - 1) * 6 + d - 1
+                count += 1
         if k == 0:
             count_hi = count
     if need == 1 and not double and count_hi > 0:
@@ -286,30 +580,10 @@ def _checker_moves(board, dice, n, out):
 
 
 @njit(cache=True)
-def _checker_moves_hl(board, hi, lo, n, out):
-    """:func:`_checker_moves` with the dice as scalars: ``hi`` first, then ``n - 1``
-    dice ``lo`` (the dice left of a roll are (hi, lo), (hi,) or a double's k x hi)."""
-    dice = np.zeros(4, dtype=np.int64)
-    if n > 0:
-        dice[0] = hi
-    for i in range(1, n):
-        dice[i] = lo
-    return _checker_moves(board, dice, n, out)
+def _checker_moves_packed(packed, hi_die, lo_die, n, out, ws):
+    _load_packed(packed, ws)
+    return _checker_moves(ws, hi_die, lo_die, n, out)
 
-
-@njit(cache=True)
-def _checker_moves_packed(packed, hi, lo, n, out):
-    """:func:`_checker_moves_hl` of a board packed as 26 signed bytes (:data:`pack_board`;
-    numba sees the bytes as unsigned).  Cheaper to call than with an array made from a
-    tuple: packing and passing bytes costs less than ``np.asarray``."""
-    board = np.empty(26, dtype=np.int8)
-    for i in range(26):
-        v = packed[i]
-        board[i] = v - 256 if v > 127 else v
-    return _checker_moves_hl(board, hi, lo, n, out)
-
-
-pack_board = struct.Struct("26b").pack      # pack_board(*position) -> 26 bytes
 
 _MOVES = np.empty(150, dtype=np.int64)
 
@@ -322,35 +596,24 @@ def checker_actions(position, dice):
     n = len(dice)
     if n == 0:
         return [], 0
-    count, need = _checker_moves_packed(pack_board(*position), dice[0], dice[-1], n, _MOVES)
+    count, need = _checker_moves_packed(pack_board(*position), int(dice[0]), int(dice[-1]), n, _MOVES, _WS)
     return _MOVES[:count].tolist(), need
 
 
-_OUT = np.empty((MAX_PLAYS, 26), dtype=np.int8)
-_TAB = np.full(_TABLE, -1, dtype=np.int64)
-_USED = np.empty(MAX_PLAYS, dtype=np.int64)
-
-
-def afterstates(position, d1: int, d2: int) -> np.ndarray:
-    """The distinct positions (k x 26 int8, mover's side, not swapped) after every legal
-    play of the roll ``d1``-``d2``; zero rows when nothing can move.  The returned array
-    is a view of a buffer reused by the next call: copy it to keep it."""
-    board = np.asarray(position, dtype=np.int8)
-    n = _afterstates(board, int(d1), int(d2), _OUT, _TAB, _USED)
-    return _OUT[:n]
-
-
+# ---------------------------------------------------------------------- batches
 @njit(cache=True)
-def _batch_afterstates(boards, dice, out, offsets, table, used):
-    """:func:`_afterstates` of many boards in one call: the plays of board ``g`` with
-    roll ``dice[g]`` land in ``out[offsets[g]:offsets[g + 1]]``; a board that cannot move
-    gets one row, itself (the turn passes).  Returns the total row count, or -1 when
-    ``out`` is too small (the caller grows it and asks again)."""
+def _batch_afterstates(boards, dice, out, offsets, one, ws):
+    """The afterstates of many boards in one call: the plays of board ``g`` with roll
+    ``dice[g]`` land in ``out[offsets[g]:offsets[g + 1]]``; a board that cannot move gets
+    one row, itself (the turn passes).  Returns the total row count, or -1 when ``out``
+    is too small (the caller grows it and asks again)."""
     n = 0
-    one = np.empty((MAX_PLAYS, 26), dtype=np.int8)
     for g in range(boards.shape[0]):
         offsets[g] = n
-        k = _afterstates(boards[g], dice[g, 0], dice[g, 1], one, table, used)
+        _load(boards[g], ws)
+        d1 = dice[g, 0]
+        d2 = dice[g, 1]
+        k = _generate(ws, d1, d2, 4 if d1 == d2 else 2, one)[0]
         if n + max(k, 1) > out.shape[0]:
             return -1
         if k == 0:
@@ -370,26 +633,61 @@ def batch_afterstates(boards: np.ndarray, dice: np.ndarray):
     """``(rows, offsets)``: every board's afterstates for its roll, stacked (int8, the
     mover's side, not swapped), board ``g``'s at ``rows[offsets[g]:offsets[g + 1]]``; a
     board with no legal play contributes itself as its only row.  One compiled call for
-    a whole batch of games played in lock-step (self-play training)."""
+    a whole batch of games played in lock-step."""
     boards = np.ascontiguousarray(boards, dtype=np.int8)
     dice = np.ascontiguousarray(dice, dtype=np.int64)
     offsets = np.empty(len(boards) + 1, dtype=np.int64)
     size = max(64, 32 * len(boards))
     while True:
         out = np.empty((size, 26), dtype=np.int8)
-        n = _batch_afterstates(boards, dice, out, offsets, _TAB, _USED)
+        n = _batch_afterstates(boards, dice, out, offsets, _OUT, _WS)
         if n >= 0:
             return out[:n], offsets
         size *= 4
 
 
+# ---------------------------------------------------------------------- whole games
 @njit(cache=True)
-def _random_game(seed, out, table, used):
-    np.random.seed(seed)
-    b = np.zeros(26, dtype=np.int8)
+def _take_swapped(ws, out, k):
+    """The working board becomes play ``k`` of ``out`` turned round (the opponent on roll)."""
+    for i in range(26):
+        ws[_B + i] = -out[k, 25 - i]
+
+
+@njit(cache=True)
+def _swap_board(ws):
+    for i in range(13):
+        a = ws[_B + i]
+        ws[_B + i] = -ws[_B + 25 - i]
+        ws[_B + 25 - i] = -a
+
+
+@njit(cache=True)
+def _won(row):
+    """For an afterstate (the mover's side): the points the mover has won by bearing off
+    his last checker (1; 2 a gammon; 3 a backgammon), 0 when he has checkers left."""
+    for i in range(1, 26):
+        if row[i] > 0:
+            return 0
+    theirs = 0
+    home = False
+    for i in range(0, 25):
+        if row[i] < 0:
+            theirs -= row[i]
+            if i <= 6:
+                home = True
+    if theirs < 15:
+        return 1
+    return 3 if home else 2
+
+
+@njit(cache=True)
+def _random_game(out, ws):
+    """One game of uniformly random whole plays from the start, with numba's
+    ``np.random`` (seeded by the caller): ``(winner seat, points, turns)``."""
     start = (0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0)
     for i in range(26):
-        b[i] = start[i]
+        ws[_B + i] = start[i]
     player = 0
     turns = 0
     while True:
@@ -399,36 +697,485 @@ def _random_game(seed, out, table, used):
             while d1 == d2:
                 d1 = np.random.randint(1, 7)
                 d2 = np.random.randint(1, 7)
-        n = _afterstates(b, d1, d2, out, table, used)
+        n = _generate(ws, d1, d2, 4 if d1 == d2 else 2, out)[0]
         turns += 1
         if n > 0:
             k = np.random.randint(0, n)
-            for i in range(26):
-                b[i] = out[k, i]
-            left = 0
-            for i in range(1, 26):
-                if b[i] > 0:
-                    left += b[i]
-            if left == 0:
-                return player, turns
-        nb = b.copy()
-        for i in range(26):
-            b[i] = -nb[25 - i]
+            points = _won(out[k])
+            if points:
+                return player, points, turns
+            _take_swapped(ws, out, k)
+        else:
+            _swap_board(ws)
         player = 1 - player
+
+
+@njit(cache=True)
+def _random_game_seeded(seed, out, ws):
+    np.random.seed(seed)
+    winner, points, turns = _random_game(out, ws)
+    return winner, turns
+
+
+@njit(cache=True)
+def _random_games(seed, results, out, ws):
+    np.random.seed(seed)
+    for g in range(results.shape[0]):
+        winner, points, turns = _random_game(out, ws)
+        results[g, 0] = winner
+        results[g, 1] = points
+        results[g, 2] = turns
 
 
 def random_game(seed: int):
     """One compiled game of uniformly random whole plays: ``(winner seat, turns)``."""
-    return _random_game(int(seed), _OUT, _TAB, _USED)
+    return _random_game_seeded(int(seed), _OUT, _WS)
+
+
+def random_games(seed: int, games: int) -> np.ndarray:
+    """``games`` compiled games of uniformly random whole plays in one call (the opening
+    roll is no double; every later roll two dice; each turn one of the distinct legal
+    plays, uniformly), all drawn from ``seed``: a ``games x 3`` int64 array of
+    ``(winner seat, points won 1-3, turns)``."""
+    results = np.empty((int(games), 3), dtype=np.int64)
+    _random_games(int(seed), results, _OUT, _WS)
+    return results
+
+
+# ---------------------------------------------------------------------- rollouts
+@njit(cache=True)
+def _is_race(ws):
+    """No contact left on the working board (as ``race_mask``)."""
+    mine = 0
+    for i in range(25, 0, -1):
+        if ws[_B + i] > 0:
+            mine = i
+            break
+    theirs = 25
+    for i in range(0, 25):
+        if ws[_B + i] < 0:
+            theirs = i
+            break
+    return mine < theirs
+
+
+@njit(cache=True)
+def _linear_score(row, w):
+    """pubeval's score of an afterstate (``agents.backgammon.pubeval_inputs`` times the
+    122 weights ``w``); +inf when the mover has borne off everything."""
+    s = 0.0
+    mine = 0
+    for j in range(24):
+        n = row[24 - j]
+        k = 5 * j
+        if n == -1:
+            s += w[k]
+        elif n == 1:
+            s += w[k + 1]
+            mine += 1
+        elif n >= 2:
+            s += w[k + 2]
+            mine += n
+            if n == 3:
+                s += w[k + 3]
+            elif n >= 4:
+                s += w[k + 4] * ((n - 3) / 2.0)
+    if row[25] > 0:
+        mine += row[25]
+    if mine == 0:
+        return math.inf
+    s += w[120] * (-row[0] / 2.0)
+    s += w[121] * ((15 - mine) / 15.0)
+    return s
+
+
+@njit(cache=True)
+def _rollout(ws, rolls, w_contact, w_race, out, limit):
+    """The working board (a player on roll, before his roll) played to the end by the
+    linear ranker, both sides, with ``rolls`` in turn.  Returns ``(points for the player
+    on roll at the start, rolls used)``; points 0 when the rolls ran out first (or after
+    ``limit`` turns)."""
+    sign = 1.0
+    for t in range(min(rolls.shape[0], limit)):
+        d1 = rolls[t, 0]
+        d2 = rolls[t, 1]
+        race = _is_race(ws)
+        n = _generate(ws, d1, d2, 4 if d1 == d2 else 2, out)[0]
+        if n > 0:
+            w = w_race if race else w_contact
+            best = 0
+            best_s = _linear_score(out[0], w)
+            for k in range(1, n):
+                sc = _linear_score(out[k], w)
+                if sc > best_s:
+                    best = k
+                    best_s = sc
+            points = _won(out[best])
+            if points:
+                return sign * points, t + 1
+            _take_swapped(ws, out, best)
+        else:
+            _swap_board(ws)
+        sign = -sign
+    return 0.0, rolls.shape[0]
+
+
+@njit(cache=True)
+def _rollouts(boards, rolls, w_contact, w_race, limit, results, out, ws):
+    """:func:`_rollout` of every board with the same rolls; returns False if some game
+    did not end within the rolls given."""
+    done = True
+    for g in range(boards.shape[0]):
+        _load(boards[g], ws)
+        points, used = _rollout(ws, rolls, w_contact, w_race, out, limit)
+        results[g] = points
+        if points == 0.0:
+            done = False
+    return done
+
+
+def pubeval_rollouts(boards, rolls, w_contact, w_race, limit: int = 10_000):
+    """Each of ``boards`` (k x 26, each from the side of the player on roll, before his
+    roll) played to the end in one compiled call: both sides take the afterstate that the
+    linear ranker with pubeval's 122 inputs scores highest (weights ``w_race`` when the
+    position before the play has no contact, else ``w_contact``; the first of equal
+    scores), every board with the same ``rolls`` (n x 2, one roll per turn).  Returns the
+    points (+-1, 2, 3) for the player on roll at the start of each board, or ``None`` when
+    some game needs more than the rolls given (the caller draws more and asks again); a
+    game longer than ``limit`` turns scores 0."""
+    boards = np.ascontiguousarray(np.asarray(boards).reshape(-1, 26), dtype=np.int64)
+    rolls = np.ascontiguousarray(rolls, dtype=np.int64).reshape(-1, 2)
+    results = np.empty(len(boards))
+    ok = _rollouts(boards, rolls, np.ascontiguousarray(w_contact, dtype=np.float64),
+                   np.ascontiguousarray(w_race, dtype=np.float64), int(limit), results, _OUT, _WS)
+    if not ok and len(rolls) < limit:
+        return None
+    return results
+
+
+# ---------------------------------------------------------------------- network inputs
+@njit(cache=True)
+def _unit(n, u):
+    """Tesauro's unit ``u`` (0-3) of ``n`` checkers on a point."""
+    if u < 3:
+        return np.float32(1.0) if n > u else np.float32(0.0)
+    return np.float32((n - 3) / 2.0) if n > 3 else np.float32(0.0)
+
+
+@njit(cache=True)
+def _point_units(x, k, n):
+    """Tesauro's four units of ``n`` checkers on one point, at ``x[k:k + 4]`` (zeroed)."""
+    if n >= 1:
+        x[k] = 1.0
+    if n >= 2:
+        x[k + 1] = 1.0
+    if n >= 3:
+        x[k + 2] = 1.0
+    if n > 3:
+        x[k + 3] = (n - 3) / 2.0
+
+
+@njit(cache=True)
+def _global_inputs(b, plus, x, at):
+    """Inputs 192 onwards of board ``b`` (192-197; with ``plus`` 198-206) into
+    ``x[at:]``: the bars, the checkers off, who is on roll and the hand-made ones."""
+    mine_on = 0
+    theirs_on = 0
+    my_pips = 0
+    his_pips = 0
+    my_blots = 0
+    his_blots = 0
+    my_run = 0
+    his_run = 0
+    best_mine = 0
+    best_his = 0
+    my_back = 0
+    his_back = 0
+    my_rear = 0        # my rearmost checker's point (0: none on the board)
+    his_rear = 25      # his rearmost checker, from my side (25: none)
+    for p in range(1, 25):
+        v = np.int64(b[p])              # int8 boards: sums must not wrap (plain Python too)
+        m = v if v > 0 else 0
+        # his point j is my 25 - j: his checkers on his point p are b[25 - p]
+        w = -np.int64(b[25 - p]) if b[25 - p] < 0 else 0
+        mine_on += m
+        theirs_on += w
+        my_pips += m * p
+        his_pips += w * p          # w sits on his point p
+        if m == 1:
+            my_blots += 1
+        if w == 1:
+            his_blots += 1
+        if m >= 2:
+            my_run += 1
+            if my_run > best_mine:
+                best_mine = my_run
+        else:
+            my_run = 0
+        if w >= 2:
+            his_run += 1
+            if his_run > best_his:
+                best_his = his_run
+        else:
+            his_run = 0
+        if m > 0:
+            my_rear = p
+            if p >= 19:
+                my_back += m
+        if v < 0 and p < his_rear:
+            his_rear = p
+        if w > 0 and p >= 19:
+            his_back += w
+    my_bar = np.int64(b[25])
+    his_bar = -np.int64(b[0])
+    x[at] = my_bar / 2.0
+    x[at + 1] = his_bar / 2.0
+    x[at + 2] = (15 - mine_on - my_bar) / 15.0
+    x[at + 3] = (15 - theirs_on - his_bar) / 15.0
+    x[at + 4] = 1.0
+    x[at + 5] = 0.0
+    if plus:
+        if my_bar > 0:
+            my_rear = 25
+        if his_bar > 0:
+            his_rear = 0
+        x[at + 6] = (my_pips + 25 * my_bar) / 100.0
+        x[at + 7] = (his_pips + 25 * his_bar) / 100.0
+        x[at + 8] = 1.0 if my_rear < his_rear else 0.0
+        x[at + 9] = my_blots / 5.0
+        x[at + 10] = his_blots / 5.0
+        x[at + 11] = best_mine / 6.0
+        x[at + 12] = best_his / 6.0
+        x[at + 13] = (my_back + my_bar) / 5.0
+        x[at + 14] = (his_back + his_bar) / 5.0
+
+
+@njit(cache=True)
+def _encode_one(b, plus, x):
+    """The inputs of board ``b`` (from its player on roll's side) into ``x`` (float32,
+    :mod:`pipslab.envs.backgammon.features` defines them)."""
+    for i in range(192):
+        x[i] = 0.0
+    for p in range(1, 25):
+        v = b[p]
+        w = -b[25 - p]
+        _point_units(x, 4 * (p - 1), v if v > 0 else 0)
+        _point_units(x, 96 + 4 * (p - 1), w if w > 0 else 0)
+    _global_inputs(b, plus, x, 192)
+
+
+@njit(cache=True)
+def _encode_rows(rows, plus, out):
+    for r in range(rows.shape[0]):
+        _encode_one(rows[r], plus, out[r])
+
+
+def encode_rows(rows: np.ndarray, plus: bool, out: np.ndarray) -> None:
+    """Fill ``out`` (k x 198 or 207 float32) with the inputs of ``rows`` (k x 26 int8);
+    :func:`pipslab.envs.backgammon.features.encode` is the front door."""
+    _encode_rows(rows, bool(plus), out)
+
+
+# ---------------------------------------------------------------------- network self-play
+# The network values the opponent on roll after each play.  The afterstates of one roll
+# differ from the board before it in a few points, so the first layer's sums start from
+# that board's (one sparse pass a turn) and add only the inputs a play changes: the four
+# units of each side on every point it changed, and the global inputs (bars, checkers off,
+# the "plus" ones) that differ.
+@njit(cache=True, fastmath=True)
+def _dot(a, b, n):
+    s = np.float32(0.0)
+    for i in range(n):
+        s += a[i] * b[i]
+    return s
+
+
+@njit(cache=True)
+def _add_row(h, w1, k, v):
+    for j in range(h.shape[0]):
+        h[j] += v * w1[k, j]
+
+
+@njit(cache=True)
+def _units_change(h, w1, k, old, new):
+    """Add to ``h`` the change of the four units at ``k`` from ``old`` to ``new`` checkers."""
+    for u in range(4):
+        dv = _unit(new, u) - _unit(old, u)
+        if dv != 0.0:
+            _add_row(h, w1, k + u, dv)
+
+
+@njit(cache=True)
+def _first_layer(q, plus, x, w1, b1, h):
+    """``h`` = the first layer's sums of board ``q`` (before the ReLU); ``x`` its inputs."""
+    _encode_one(q, plus, x)
+    for j in range(h.shape[0]):
+        h[j] = b1[j]
+    for k in range(x.shape[0]):
+        if x[k] != 0.0:
+            _add_row(h, w1, k, x[k])
+
+
+@njit(cache=True)
+def _after_layer(row, base, plus, x0, h0, w1, q, gl, h):
+    """``h`` = the first layer's sums of the opponent on roll after ``row``, from those
+    (``h0``, inputs ``x0``) of the opponent on roll before it (``base``, mover's side)."""
+    for j in range(h.shape[0]):
+        h[j] = h0[j]
+    for c in range(1, 25):
+        if row[c] != base[c]:
+            i = 25 - c                      # the point in the opponent's numbering
+            old = -base[c]
+            new = -row[c]
+            _units_change(h, w1, 4 * (i - 1), max(old, 0), max(new, 0))
+            _units_change(h, w1, 96 + 4 * (24 - i), max(-old, 0), max(-new, 0))
+    for i in range(26):
+        q[i] = -row[25 - i]
+    _global_inputs(q, plus, gl, 0)
+    for k in range(x0.shape[0] - 192):
+        dv = gl[k] - x0[192 + k]
+        if dv != 0.0:
+            _add_row(h, w1, 192 + k, dv)
+
+
+@njit(cache=True)
+def _equity_out(h, width, rest, dims, g, p):
+    """The cubeless equity of the sigmoid outputs ``[win, win gammon, win backgammon,
+    lose gammon, lose backgammon]``, from the first layer's sums ``h`` (ReLU applied
+    here) through the layers packed in ``rest`` (each out x in, then its bias); ``h``
+    has room for the widest layer, ``width`` is the first's."""
+    for j in range(width):
+        if h[j] < 0.0:
+            h[j] = np.float32(0.0)
+    at = 0
+    for layer in range(1, dims.shape[0]):
+        nout = dims[layer]
+        for o in range(nout):
+            g[o] = _dot(h, rest[at + o * width:], width) + rest[at + nout * width + o]
+        at += nout * width + nout
+        width = nout
+        if layer < dims.shape[0] - 1:
+            for j in range(width):
+                h[j] = g[j] if g[j] > 0.0 else np.float32(0.0)
+    for o in range(5):
+        p[o] = np.float32(1.0) / (np.float32(1.0) + math.exp(-g[o]))      # float32, as torch
+    return 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4]
+
+
+@njit(cache=True)
+def _net_game(board, rolls, r, t, states, plus, w1, b1, rest, dims, out, ws):
+    """Play one greedy self-play game on from ``board`` (turn ``t``, next roll
+    ``rolls[r]``), keeping the position faced on roll at each turn in ``states``.
+    Returns ``(status, t, r, points)``: status 0 the game ended (``points`` won by the
+    last mover), 1 it reached ``states``' length (dropped), 2 the rolls ran out (``board``
+    holds the position to go on from)."""
+    width = b1.shape[0]
+    wide = max(width, dims.max())
+    base = np.empty(26, dtype=np.int64)
+    q = np.empty(26, dtype=np.int64)
+    x0 = np.empty(w1.shape[0], dtype=np.float32)
+    gl = np.empty(15, dtype=np.float32)
+    h0 = np.empty(width, dtype=np.float32)
+    h = np.empty(wide, dtype=np.float32)
+    g = np.empty(wide, dtype=np.float32)
+    p = np.empty(5)
+    _load(board, ws)
+    while t < states.shape[0]:
+        if r >= rolls.shape[0]:
+            for i in range(26):
+                board[i] = ws[_B + i]
+            return 2, t, r, 0
+        for i in range(26):
+            states[t, i] = ws[_B + i]
+        t += 1
+        d1 = rolls[r, 0]
+        d2 = rolls[r, 1]
+        r += 1
+        n = _generate(ws, d1, d2, 4 if d1 == d2 else 2, out)[0]
+        if n == 0:
+            _swap_board(ws)             # no legal play: the turn passes
+            continue
+        if n == 1:                      # a forced play: nothing to value
+            won = _won(out[0])
+            if won:
+                return 0, t, r, won
+            _take_swapped(ws, out, 0)
+            continue
+        for i in range(26):
+            base[i] = ws[_B + i]
+            q[i] = -ws[_B + 25 - i]
+        _first_layer(q, plus, x0, w1, b1, h0)
+        best = 0
+        best_s = -math.inf
+        best_won = 0
+        for k in range(n):
+            won = _won(out[k])
+            if won:
+                sc = 10.0 + won         # a play that wins now beats every other
+            else:
+                _after_layer(out[k], base, plus, x0, h0, w1, q, gl, h[:width])
+                sc = -_equity_out(h, width, rest, dims, g, p)
+            if sc > best_s:
+                best = k
+                best_s = sc
+                best_won = won
+        if best_won:
+            return 0, t, r, best_won
+        _take_swapped(ws, out, best)
+    return 1, t, r, 0
+
+
+@njit(cache=True)
+def _net_games(boards, rolls, rpos, turns, states, status, points, plus, w1, b1, rest, dims, out, ws):
+    for g in range(boards.shape[0]):
+        if status[g] != 2:
+            continue
+        st, t, r, pts = _net_game(boards[g], rolls[g], rpos[g], turns[g], states[g], plus, w1, b1, rest, dims,
+                                  out, ws)
+        status[g] = st
+        turns[g] = t
+        rpos[g] = r
+        points[g] = pts
+
+
+def net_selfplay(boards, rolls, rpos, turns, states, status, points, plus: bool, w1, b1, rest, dims) -> None:
+    """Greedy self-play games of a network, in one compiled call, in place: game ``g``
+    (those with ``status[g] == 2``) goes on from ``boards[g]`` (the player on roll's side)
+    at turn ``turns[g]`` with the rolls ``rolls[g, rpos[g]:]``, keeps the position faced
+    on roll at each turn in ``states[g]`` and, at each turn, takes the play whose
+    afterstate has the best equity for the mover (the network values the opponent on
+    roll; a play that bears off the last checker scores 10 + its points; the first of
+    equal scores).  Afterwards ``status[g]`` is 0 when the game ended (``points[g]``: what
+    the last mover won, ``turns[g]`` positions kept), 1 when it reached ``states``'
+    length, 2 when its rolls ran out (add rolls and call again).  The network:
+    ``w1`` (inputs x hidden float32), ``b1``, then ``rest`` (each further layer's weights,
+    out x in, then its bias) with ``dims`` the widths from the first hidden layer to the
+    5 outputs; inputs ``"plus"`` when ``plus`` else ``"tesauro"``."""
+    _net_games(boards, rolls, rpos, turns, states, status, points, bool(plus), w1, b1, rest, dims, _OUT, _WS)
 
 
 def warm_up() -> None:
-    """Compile (or load from the cache) every function once."""
-    afterstates(np.array([0] * 26), 3, 1)
-    from .board import Position
-    afterstates(Position.start(), 3, 1)
-    afterstates(Position.start(), 4, 4)
-    checker_actions(Position.start(), (3, 1))
-    checker_actions(Position.start(), (4, 4, 4))
+    """Compile (or load from the cache) every function once, for every board type the
+    front doors pass on (int8 and int64 rows, strided views, packed positions)."""
+    start = Position.start()
+    row8 = np.array(start, dtype=np.int8)
+    for board in (row8, row8.astype(np.int64), row8[::-1], row8.astype(np.int64)[::-1], start):
+        afterstates(board, 3, 1)
+        afterstates(board, 4, 4)
+        if type(board) is _ARRAY:
+            afterstates_won(board, 3, 1)
+            replies_won(board, 3, 1)
+    legal_plays(start, (3, 1))
+    checker_actions(start, (3, 1))
+    checker_actions(start, (4, 4, 4))
     random_game(0)
-    batch_afterstates(np.array([Position.start()] * 2), np.array([[3, 1], [4, 4]]))
+    random_games(0, 1)
+    batch_afterstates(np.array([start] * 2), np.array([[3, 1], [4, 4]]))
+    w = np.zeros(122)
+    pubeval_rollouts(np.array([start]), np.ones((400, 2), dtype=np.int64) * [[6, 5]], w, w)
+    for plus, inputs in ((True, 207), (False, 198)):
+        encode_rows(row8[None, :], plus, np.empty((1, inputs), dtype=np.float32))
+        net_selfplay(row8[None, :].copy(), np.array([[[6, 5]] * 4], dtype=np.int64), np.zeros(1, np.int64),
+                     np.zeros(1, np.int64), np.empty((1, 3, 26), np.int8), np.full(1, 2, np.int64),
+                     np.zeros(1), plus, np.zeros((inputs, 4), np.float32), np.zeros(4, np.float32),
+                     np.zeros(4 * 5 + 5, np.float32), np.array([4, 5], np.int64))

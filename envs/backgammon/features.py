@@ -95,101 +95,9 @@ def observation(position, on_roll: bool, dice=(), moves_left: int = 0) -> np.nda
 #     [203, 204]  my / his longest run of made points (a prime) / 6
 #     [205, 206]  my / his checkers back in the other side's home board or on the bar / 5
 
-from .fast import njit  # noqa: E402  (numba's njit, or a plain-Python fallback)
+from . import fast  # noqa: E402  (the compiled encoder lives with the other compiled kernels)
 
 FEATURE_SETS = {"tesauro": NUM_FEATURES, "plus": NUM_FEATURES + 9}
-
-
-@njit(cache=True)
-def _point_units(x, k, n):
-    """Tesauro's four units of ``n`` checkers on one point, at ``x[k:k + 4]`` (zeroed)."""
-    if n >= 1:
-        x[k] = 1.0
-    if n >= 2:
-        x[k + 1] = 1.0
-    if n >= 3:
-        x[k + 2] = 1.0
-    if n > 3:
-        x[k + 3] = (n - 3) / 2.0
-
-
-@njit(cache=True)
-def _encode(rows, plus, out):
-    for r in range(rows.shape[0]):
-        b = rows[r]
-        x = out[r]
-        for i in range(x.shape[0]):
-            x[i] = 0.0
-        mine_on = 0
-        theirs_on = 0
-        my_pips = 0
-        his_pips = 0
-        my_blots = 0
-        his_blots = 0
-        my_run = 0
-        his_run = 0
-        best_mine = 0
-        best_his = 0
-        my_back = 0
-        his_back = 0
-        my_rear = 0        # my rearmost checker's point (0: none on the board)
-        his_rear = 25      # his rearmost checker, from my side (25: none)
-        for p in range(1, 25):
-            v = b[p]
-            m = v if v > 0 else 0
-            # his point j is my 25 - j: his units for his point j come from b[25 - j]
-            w = -b[25 - p] if b[25 - p] < 0 else 0
-            _point_units(x, 4 * (p - 1), m)
-            _point_units(x, 96 + 4 * (p - 1), w)
-            mine_on += m
-            theirs_on += w
-            my_pips += m * p
-            his_pips += w * p          # w sits on his point p
-            if m == 1:
-                my_blots += 1
-            if w == 1:
-                his_blots += 1
-            if m >= 2:
-                my_run += 1
-                if my_run > best_mine:
-                    best_mine = my_run
-            else:
-                my_run = 0
-            if w >= 2:
-                his_run += 1
-                if his_run > best_his:
-                    best_his = his_run
-            else:
-                his_run = 0
-            if m > 0:
-                my_rear = p
-                if p >= 19:
-                    my_back += m
-            if v < 0 and p < his_rear:
-                his_rear = p
-            if w > 0 and p >= 19:
-                his_back += w
-        my_bar = b[25]
-        his_bar = -b[0]
-        x[192] = my_bar / 2.0
-        x[193] = his_bar / 2.0
-        x[194] = (15 - mine_on - my_bar) / 15.0
-        x[195] = (15 - theirs_on - his_bar) / 15.0
-        x[196] = 1.0
-        if plus:
-            if my_bar > 0:
-                my_rear = 25
-            if his_bar > 0:
-                his_rear = 0
-            x[198] = (my_pips + 25 * my_bar) / 100.0
-            x[199] = (his_pips + 25 * his_bar) / 100.0
-            x[200] = 1.0 if my_rear < his_rear else 0.0
-            x[201] = my_blots / 5.0
-            x[202] = his_blots / 5.0
-            x[203] = best_mine / 6.0
-            x[204] = best_his / 6.0
-            x[205] = (my_back + my_bar) / 5.0
-            x[206] = (his_back + his_bar) / 5.0
 
 
 def encode(rows: np.ndarray, features: str = "tesauro") -> np.ndarray:
@@ -199,5 +107,5 @@ def encode(rows: np.ndarray, features: str = "tesauro") -> np.ndarray:
         raise ValueError(f"unknown feature set {features!r}; known: {', '.join(FEATURE_SETS)}")
     rows = np.ascontiguousarray(np.asarray(rows).reshape(-1, 26), dtype=np.int8)
     out = np.empty((len(rows), FEATURE_SETS[features]), dtype=np.float32)
-    _encode(rows, features == "plus", out)
+    fast.encode_rows(rows, features == "plus", out)
     return out

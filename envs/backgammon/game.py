@@ -41,21 +41,26 @@ from . import fast
 from .board import BAR, CHECKERS, Position, render_position
 from .moves import Play, check_dice, legal_checker_moves, legal_plays, max_dice
 
-# The state lists checker moves with the compiled generator when numba is there (same
-# results as the pure-Python reference in ``moves``; tests compare them).
+# The state lists checker moves and whole plays with the compiled generator when numba is
+# there (same results as the pure-Python reference in ``moves``; tests compare them).
 USE_COMPILED = fast.HAVE_NUMBA
-_compiled_moves, _MOVES, _pack = fast._checker_moves_packed, fast._MOVES, fast.pack_board
+_compiled_actions = fast.checker_actions
 
 
 def _checker_actions(position, dice):
     """``(sorted legal action ids, dice a maximal play uses)``; no PASS."""
-    if USE_COMPILED:                       # fast.checker_actions, inline
-        if not dice:
-            return [], 0
-        count, need = _compiled_moves(_pack(*position), dice[0], dice[-1], len(dice), _MOVES)
-        return _MOVES[:count].tolist(), need
+    if USE_COMPILED:
+        return _compiled_actions(position, dice)
     need = max_dice(position, dice)
     return sorted((s - 1) * 6 + d - 1 for s, d in legal_checker_moves(position, dice, need)), need
+
+
+def whole_plays(position, dice) -> List[Play]:
+    """:func:`pipslab.envs.backgammon.moves.legal_plays` -- the same list of plays, in the
+    same order -- from the compiled generator when numba is there."""
+    if USE_COMPILED:
+        return fast.legal_plays(position, dice)
+    return legal_plays(position, dice)
 
 
 _GENERATOR = np.random.Generator
@@ -144,7 +149,7 @@ class BackgammonView:
 
     def legal_plays(self) -> List[Play]:
         """Every legal completion of this turn from ``position`` (observer on roll)."""
-        return legal_plays(self.position, self.dice) if self.dice else []
+        return whole_plays(self.position, self.dice) if self.dice else []
 
     def __repr__(self) -> str:
         return (f"BackgammonView(player={self.player}, on_roll={self.current_player}, "
@@ -375,7 +380,7 @@ class BackgammonState:
         """Every distinct legal (rest of the) play of this turn, with its afterstate."""
         if self._winner is not None or not self.roll or self.moves_left == 0:
             return []
-        return legal_plays(self.position, self.dice)
+        return whole_plays(self.position, self.dice)
 
     def play_actions(self, play: Play) -> List[int]:
         """The action ids that make ``play`` checker by checker."""

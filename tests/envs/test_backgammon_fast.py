@@ -51,7 +51,7 @@ def test_bench_json_contract(capsys):
     last = capsys.readouterr().out.strip().splitlines()[-1]
     r = json.loads(last)
     assert r["ours_games_per_s"] > 0 and r["peers"]["openspiel_backgammon"] > 0
-    assert set(r["legal_plays_us"]) == {"ours_compiled", "ours_python", "openspiel_legal_actions"}
+    assert set(r["legal_plays_us"]) >= {"ours_compiled", "ours_python", "openspiel_legal_actions"}
 
 
 def test_state_gives_the_same_games_with_and_without_the_compiled_path(monkeypatch):
