@@ -26,7 +26,8 @@ from typing import List
 
 import numpy as np
 
-from pipslab.envs.dominoes.engine import zero_sum_returns
+from pipslab.envs.dominoes import compiled
+from pipslab.envs.dominoes.engine import DominoState, TripleState, zero_sum_returns
 from pipslab.envs.errors import PipslabError
 
 from .evaluators import DominoEvaluator, register_evaluator, rollout_count
@@ -52,16 +53,26 @@ class RolloutEvaluator(DominoEvaluator):
     """Uniformly random playouts to the end of the game.  The moves come from the
     generator :meth:`reseed` hands over (``ismcts``: its decision's ``random.Random``
     stream, shared with the tree; a numpy generator seeds a ``random.Random`` from one draw);
-    ``seed`` only serves an evaluator used by hand, never reseeded."""
+    ``seed`` only serves an evaluator used by hand, never reseeded.
 
-    def __init__(self, rollouts=1, seed: int = 0):
+    A hand (not a Troshin match) is played out by the compiled engine
+    (:func:`pipslab.envs.dominoes.compiled.rollouts`), whose generator is seeded by one
+    draw from that stream at the first playout after a reseed; a match by the Python
+    engine (``compiled=False``: always), drawing from the stream itself."""
+
+    def __init__(self, rollouts=1, seed: int = 0, compiled: bool = True):
         self.rollouts = rollout_count(rollouts)
         self._rng = random.Random(seed)
+        self.compiled = compiled
+        self._fast = None      # the compiled generator, seeded from _rng when first needed
 
     def reseed(self, rng) -> None:
         self._rng = rng if isinstance(rng, random.Random) else random.Random(int(rng.integers(1 << 62)))
+        self._fast = None
 
     def estimate(self, state) -> List[float]:
+        if self.compiled and isinstance(state, (DominoState, TripleState)):
+            return self._compiled_estimate(state)
         rng, n = self._rng, self.rollouts
         total = None
         for _ in range(n):   # the inner loop is ismcts's: kept lean
@@ -72,6 +83,14 @@ class RolloutEvaluator(DominoEvaluator):
             result = world.returns()
             total = result if total is None else [a + b for a, b in zip(total, result)]
         return total if n == 1 else [v / n for v in total]
+
+    def _compiled_estimate(self, state) -> List[float]:
+        if self._fast is None:
+            self._fast = compiled.new_rng(self._rng.getrandbits(64))
+        out = np.zeros(4)
+        compiled.rollouts(compiled.params(state.variant), compiled.pack(state, history=False), self._fast,
+                          self.rollouts, out)
+        return out[:state.variant.players].tolist()
 
 
 class HandEvaluator(DominoEvaluator):

@@ -23,7 +23,14 @@ family ``"dominoes"``): ``eval=NAME[:ARG]`` picks any registered evaluator — `
   ``eval=rollout``, finishing the game with uniformly random moves — and backs the values
   up.  Works for every domino variant and player count.  Parameters: ``iters`` (default
   1000), ``time`` (seconds per move), ``c`` (exploration, default 0.7; 1.5 with ``net``),
-  ``eval``, ``net``.
+  ``eval``, ``net``, ``compiled``.
+  With random playouts (``eval=rollout[:N]``, no ``net``) on a hand (not a match) the
+  iterations run compiled (:mod:`pipslab.agents.ismcts_compiled`: the same loop, worlds
+  from ``engine.packed_world_sampler``, tens of times faster), their generator seeded by
+  the decision's first draw from ``rng`` — the same search, other random numbers than
+  the Python loop's, so other moves for a seed; ``compiled=false`` runs the Python loop
+  (the reference; every other evaluator runs there, rollouts then compiled too unless
+  ``compiled=false``).
   With ``net=NAME|PATH`` (or ``net=shipped``: the variant's shipped net) the search is
   guided by a policy-and-value network (:mod:`pipslab.agents.domino_net`), as AlphaZero's
   PUCT but over information sets: a node is valued when it is first reached, in one
@@ -47,12 +54,12 @@ import time
 
 import numpy as np
 
-from pipslab.envs.dominoes.engine import DominoState, world_sampler
+from pipslab.envs.dominoes.engine import DominoState, packed_world_sampler, world_sampler
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES
 
 from .base import Agent, Observation
-from .dominoes_value import HandEvaluator
+from .dominoes_value import HandEvaluator, RolloutEvaluator
 from .evaluators import domino_returns, make_evaluator, reseed
 from .registry import register
 from .solver import Solver, check_solvable
@@ -171,9 +178,12 @@ class _Node:
 class ISMCTSAgent(Agent):
     name = "ismcts"
 
+    TIME_ROUND = 64   # compiled iterations between looks at the clock (time=)
+
     def __init__(self, iters: int = 1000, time: float | None = None, c: float | None = None,
-                 eval: str = "rollout", net: str = "", mix: float = 0.0):
+                 eval: str = "rollout", net: str = "", mix: float = 0.0, compiled: bool = True):
         self.budget = _Budget("ismcts", "iters", iters, time)
+        self.compiled = bool(compiled)
         self.guided = bool(net)
         if net and eval != "rollout":
             raise PipslabError("ismcts: net= values nodes with the net; give net= or eval=, not both")
@@ -186,6 +196,9 @@ class ISMCTSAgent(Agent):
         # net=shipped: the shipped net of the variant being played (found at the first move)
         self.evaluator = make_evaluator("dominoes", "net" + ("" if net == "shipped" else f":{net}")) if net \
             else make_evaluator("dominoes", eval)
+        for rollout in (self.evaluator, self.playout):
+            if isinstance(rollout, RolloutEvaluator):
+                rollout.compiled = self.compiled
 
     def act(self, observation: Observation, rng: np.random.Generator) -> int:
         legal = observation.legal_actions
@@ -194,6 +207,9 @@ class ISMCTSAgent(Agent):
         view = observation.view
         if self.guided:
             return self._act_guided(observation, rng)
+        seed = int(rng.integers(1 << 62))
+        if self.compiled and type(self.evaluator) is RolloutEvaluator and view.match is None:
+            return self._act_compiled(observation, seed)
         root = _Node(-1)
         c = self.c
         log = math.log
@@ -201,7 +217,7 @@ class ISMCTSAgent(Agent):
         budget = self.budget.start()
         # a fast stream for the inner loops, seeded from the caller's generator; the
         # evaluator draws from the same stream (rollout: its playouts)
-        fast = random.Random(int(rng.integers(1 << 62)))
+        fast = random.Random(seed)
         evaluator = self.evaluator
         reseed(evaluator, fast)
         worlds = world_sampler(view)
@@ -248,6 +264,34 @@ class ISMCTSAgent(Agent):
                 break
         return _most_visited(root, legal)
 
+    def _act_compiled(self, observation: Observation, seed: int) -> int:
+        """The same iterations with random playouts, compiled (:mod:`pipslab.agents.ismcts_compiled`),
+        their generator seeded with ``seed`` (the decision's first draw, as the Python loop's)."""
+        from pipslab.envs.dominoes.compiled import new_rng, params
+
+        from . import ismcts_compiled
+        view = observation.view
+        variant = view.variant
+        worlds = packed_world_sampler(view)
+        tree = ismcts_compiled.Tree(variant.num_actions, 1024)
+        r = new_rng(seed)
+        prm = params(variant)
+        budget, rollouts = self.budget, self.evaluator.rollouts
+        if budget.seconds is None:
+            ismcts_compiled.run(prm, worlds, tree, r, budget.count, self.c, rollouts)
+        else:   # in rounds of a few iterations until the time is up (at least one round)
+            deadline = time.perf_counter() + budget.seconds
+            while True:
+                ismcts_compiled.run(prm, worlds, tree, r, self.TIME_ROUND, self.c, rollouts)
+                if time.perf_counter() >= deadline:
+                    break
+        legal = observation.legal_actions
+        best_visits, best_a = -1, legal[0]
+        for a in legal:
+            v = tree.root_visits(a)
+            if v > best_visits:
+                best_visits, best_a = v, a
+        return best_a
 
     def check_table(self, game: str, options: dict) -> None:
         """With ``net=``, the net must play the variant (one line before any game if not)."""

@@ -2,6 +2,15 @@
 
 ``pipslab bench GAME [--json]`` runs the benchmark of one game and prints a readable
 table (and, with ``--json``, one JSON object on the last line).
+
+``pipslab bench GAME --compare REF [--rounds N]`` runs the same benchmark on this checkout
+and on git ref ``REF`` of the same repository (a ``git worktree`` of it in a temporary
+folder, run by the same Python with that tree's code first on ``PYTHONPATH``), each in its
+own process, ``N`` times each (default 2) in alternating order — so load that comes and
+goes falls on both — and prints every number of both beside their ratio (the medians
+over the rounds): a before/after table in one command.  With ``--json`` the last line
+is this checkout's result (every key as without ``--compare``) with a ``compare`` key
+added: the ref, its commit, the rounds, its result and the ratios.
 """
 from __future__ import annotations
 
@@ -40,6 +49,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--mode", default=None, choices=("block", "draw"), help="agents: Happy's mode")
     parser.add_argument("--players", type=count_arg(2), default=None, help="agents: seats (troshin, triple)")
     parser.add_argument("--pairs", action="store_true", default=None, help="agents: Troshin in pairs")
+    parser.add_argument("--compare", metavar="REF", default=None,
+                        help="also run the benchmark on git ref REF (a worktree of this repository), interleaved "
+                             "with this checkout's runs, and print both side by side")
+    parser.add_argument("--rounds", type=count_arg(1), default=None,
+                        help="--compare: runs of each checkout, in alternating order (default 2)")
 
 
 def report(args, result: dict, table: str, filename: str) -> int:
@@ -72,5 +86,10 @@ def run(args) -> int:
             raise PipslabError(f"{flag} applies to pipslab bench {' and '.join(games)}, not {args.game}")
     if args.out is not None:
         check_out_dir(args.out)
+    if getattr(args, "rounds", None) is not None and not getattr(args, "compare", None):
+        raise PipslabError("--rounds applies to --compare")
+    if getattr(args, "compare", None):
+        from .bench_compare import run_compare
+        return run_compare(args)
     module = importlib.import_module(BENCHMARKS[args.game])
     return module.run(args)

@@ -14,7 +14,12 @@ One readable loop (CleanRL's shape: an args dataclass, a seeding block, then the
    a **league** opponent.  Whenever some hands wait for the learner, one forward pass
    (numpy, :class:`~pipslab.agents.domino_net.NetPlayer`) gives their policies and
    values and each samples its action; forced moves (one legal action) are played
-   without asking and are not training data.
+   without asking and are not training data.  The games run on the compiled engine
+   (:mod:`pipslab.envs.dominoes.compiled`: state arrays, the observations encoded in one
+   call, the heuristic seats played by :mod:`pipslab.agents.dominoes_compiled`, the
+   snapshots waiting batched in one forward pass each) whenever the league's members
+   allow it; the Python engine plays the same hands from the same draws (the
+   reference, and the road for any other agent in the league).
 2. **The update**: each seat's decisions of a hand form a trajectory whose only reward is
    the hand's return for that seat at the end (zero-sum, the game's ``returns()``);
    advantages are GAE(λ) with γ = 1 over the value head, then ``epochs`` passes of
@@ -102,7 +107,7 @@ from pipslab.agents.base import Agent, Observation
 from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_logits, net_dict, net_from, net_spec,
                                        masked_softmax, read_net, sample_actions)
 from pipslab.agents.registry import make_agent
-from pipslab.envs.dominoes.engine import world_sampler
+from pipslab.envs.dominoes.engine import packed_world_sampler, world_sampler
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES
 
@@ -298,18 +303,31 @@ class League:
         s = np.array([self.scores[m] for m in self.members])
         return (1.0 - s) ** self.args.pfsp_power + 0.05
 
-    def draw(self, rng: np.random.Generator) -> str:
+    def draw(self, rng: np.random.Generator, cdf: Optional[np.ndarray] = None) -> str:
+        """A member drawn by its PFSP weight: ``rng.choice(len(w), p=w / w.sum())``'s very
+        draw (one uniform against the cumulative weights), ``cdf`` being :meth:`cdf` when
+        already at hand — an update draws hundreds of members from unchanged weights."""
+        c = self.cdf() if cdf is None else cdf
+        return self.members[int(c.searchsorted(rng.random(), side="right"))]
+
+    def cdf(self) -> np.ndarray:
+        """The members' cumulative weights, normalised as ``Generator.choice`` does."""
         w = self.weights()
-        return self.members[int(rng.choice(len(w), p=w / w.sum()))]
+        c = np.cumsum(w / w.sum())
+        return c / c[-1]
 
     def agent(self, member: str, config: dict) -> Agent:
         if member in self.snapshots:
-            if member not in self._players:
-                net = PolicyNet(config)
-                net.load_state_dict(self.snapshots[member])
-                self._players[member] = NetPlayer(net, member)
-            return NetAgent.of(self._players[member], sample=True)
+            return NetAgent.of(self.net_player(member, config), sample=True)
         return make_agent(member, self.args.game)
+
+    def net_player(self, member: str, config: dict) -> NetPlayer:
+        """The frozen net of a snapshot member (loaded once)."""
+        if member not in self._players:
+            net = PolicyNet(config)
+            net.load_state_dict(self.snapshots[member])
+            self._players[member] = NetPlayer(net, member)
+        return self._players[member]
 
     def add_snapshot(self, name: str, net: PolicyNet) -> None:
         self.snapshots[name] = {k: v.detach().clone() for k, v in net.state_dict().items()}
@@ -355,41 +373,144 @@ class Batch:
 
 
 def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: int, count: int,
-               label: bool = False) -> Batch:
+               label: bool = False, teacher: Optional["Teacher"] = None, compiled: bool = True) -> Batch:
     """Hands ``first_hand .. first_hand + count - 1`` in lock-step (module docstring, 1.)
-    and their GAE advantages (2.); with ``label``, the oracle's best moves of (a share of)
-    the learner's decisions."""
-    teacher = Teacher(args) if label else None
+    and their GAE advantages (2.); with ``label``, the teacher's best moves of (a share of)
+    the learner's decisions (``teacher``: one kept across updates, else a new one).
+
+    The games run on the compiled engine (:func:`_play_compiled`) when every league member
+    of the run is a built-in heuristic, ``random`` or a snapshot; else, or with
+    ``compiled=False``, on the Python engine (:func:`_play_reference`, the reference).
+    Both make the same draws from each hand's generator in the same order, so they play
+    the same hands (up to the rounding of a snapshot's forward pass, which the compiled
+    path makes for many decisions at once)."""
+    teacher = (teacher or Teacher(args)) if label else None
     game = GAMES[args.game]
     opts = game.resolve(args.options)
     teams = game.teams(opts)
     n = game.players(opts)
     num_actions = game.actions(opts)
-    encode = player.encode
-    states, rngs, seat_agents, opponent_of, learner_seats = [], [], [], [], []
+    fast = compiled and _compiled_league(league, args)
+    if fast:    # the deals as arrays: engine.deal's, from the same draws
+        from pipslab.envs.dominoes.compiled import deal_like_engine
+        variant = game.new_state(np.random.default_rng(0), opts).variant
+    cdf = league.cdf()
+    states, rngs, seat_members, opponent_of, learner_seats = [], [], [], [], []
     for h in range(count):
         rng = np.random.default_rng([args.seed, 2, first_hand + h])
-        state = game.new_state(rng, opts)
-        agents: List[Optional[Agent]] = [None] * n
-        member = None
+        state = deal_like_engine(variant, rng) if fast else game.new_state(rng, opts)
+        members: List[Optional[str]] = [None] * n
         if args.exploit or rng.random() >= args.self_play:
             mine = teams[int(rng.integers(n))]          # the learner's side
-            drawn: Dict[int, Agent] = {}
+            drawn: Dict[int, str] = {}
             for seat in range(n):
                 if teams[seat] != mine:
                     if teams[seat] not in drawn:
-                        member = league.draw(rng)
-                        drawn[teams[seat]] = league.agent(member, player.config)
-                        drawn[teams[seat]].member = member
-                    agents[seat] = drawn[teams[seat]]
-                    agents[seat].reset(seat)
+                        drawn[teams[seat]] = league.draw(rng, cdf)
+                    members[seat] = drawn[teams[seat]]
         states.append(state)
         rngs.append(rng)
+        seat_members.append(members)
+        opponent_of.append(sorted({m for m in members if m is not None}))
+        learner_seats.append([s for s in range(n) if members[s] is None])
+    if fast:
+        traj, finals = _play_compiled(player, league, args, variant, states, rngs, seat_members, teacher,
+                                      num_actions)
+    else:
+        traj, finals = _play_reference(player, league, args, states, rngs, seat_members, teacher, num_actions)
+    results: Dict[str, List[float]] = {}
+    for h in range(count):
+        if opponent_of[h]:
+            r = finals[h][learner_seats[h][0]]
+            for m in opponent_of[h]:
+                results.setdefault(m, []).append(1.0 if r > 0 else 0.5 if r == 0 else 0.0)
+    return traj.batch(finals, args.gae_lambda, count, game.observation_encoder(opts).size, num_actions, results)
+
+
+class _Steps:
+    """The learner's decisions of an update, a block of rows per forward pass, and their
+    trajectories — a seat's decisions of a hand, in the order the trajectories began."""
+
+    def __init__(self):
+        self.blocks = []                 # (X, M, actions, log p, values, labels) per forward pass
+        self.who: List[tuple] = []       # (hand, seat) of every row, in play order
+
+    def add(self, X, M, actions, logp, values, labels, who) -> None:
+        self.blocks.append((X, M, actions, logp, values, labels))
+        self.who += who
+
+    def batch(self, finals, lam: float, hands: int, size: int, num_actions: int, results) -> "Batch":
+        """The rows in trajectory order with their advantages: GAE(λ), γ = 1, a
+        trajectory's only reward its seat's return at the end."""
+        if not self.who:
+            return Batch(obs=np.zeros((0, size), dtype=np.float32), masks=np.zeros((0, num_actions), dtype=np.int8),
+                         actions=np.zeros(0, dtype=np.int64), logp=np.zeros(0, dtype=np.float32),
+                         values=np.zeros(0, dtype=np.float32), advantages=np.zeros(0, dtype=np.float32),
+                         returns=np.zeros(0, dtype=np.float32), teacher=np.zeros((0, num_actions), dtype=np.int8),
+                         hands=hands, decisions=0, results=results)
+        ids: Dict[tuple, int] = {}
+        tid = np.array([ids.setdefault(w, len(ids)) for w in self.who], dtype=np.int64)
+        order = np.argsort(tid, kind="stable")      # trajectories in order of their first step, steps in time order
+        X, M, A, L, V, T = (np.concatenate([b[k] for b in self.blocks])[order] for k in range(6))
+        tids = tid[order].tolist()
+        vals = V.tolist()
+        final = [float(finals[h][p]) for h, p in ids]
+        adv = [0.0] * len(vals)
+        a_next = 0.0
+        for i in range(len(vals) - 1, -1, -1):
+            if i == len(vals) - 1 or tids[i + 1] != tids[i]:     # a trajectory's last step
+                nxt, a_next = final[tids[i]], 0.0
+            else:
+                nxt = vals[i + 1]
+            a_next = nxt - vals[i] + lam * a_next
+            adv[i] = a_next
+        adv64 = np.array(adv)
+        return Batch(obs=X, masks=M, actions=A, logp=L.astype(np.float32), values=V.astype(np.float32),
+                     advantages=adv64.astype(np.float32), returns=(adv64 + V).astype(np.float32), teacher=T,
+                     hands=hands, decisions=len(vals), results=results)
+
+
+def _learner_moves(player: NetPlayer, args: TrainArgs, X, M, waiting, states, rngs, teacher, steps: _Steps,
+                   num_actions: int, apply_all) -> None:
+    """One forward pass for every learner decision waiting (``(hand, seat)`` pairs, their
+    observation rows ``X`` and masks ``M``): sample each action from the hand's
+    generator, label it by the teacher (``states(hand)``: the hand's state), play them all
+    with ``apply_all(hands, actions)`` and add the rows to ``steps``."""
+    logits, values = player.forward(X)
+    probs = masked_softmax(logits, M)
+    u = np.array([rngs[h].random() for h, _ in waiting])
+    chosen = sample_actions(probs, M, u)
+    labels = np.zeros((len(waiting), num_actions), dtype=np.int8)
+    if teacher is not None:
+        for i, (h, p) in enumerate(waiting):
+            if rngs[h].random() < args.guide_share:
+                labels[i, teacher.best_moves(states(h), p, rngs[h])] = 1
+    logp = np.array([math.log(x) for x in probs[np.arange(len(waiting)), chosen].tolist()])
+    steps.add(X, M, chosen.astype(np.int64), logp, values.astype(np.float64), labels, list(waiting))
+    apply_all([h for h, _ in waiting], chosen.tolist())
+
+
+def _play_reference(player: NetPlayer, league: League, args: TrainArgs, states, rngs, seat_members, teacher,
+                    num_actions: int):
+    """The hands on the Python engine, every league seat asked through its agent
+    (``(trajectories, final returns per hand)``)."""
+    encode = player.encode
+    game = GAMES[args.game]
+    teams = game.teams(game.resolve(args.options))
+    seat_agents = []
+    for members in seat_members:
+        agents: List[Optional[Agent]] = [None] * len(members)
+        made: Dict[int, Agent] = {}
+        for seat, m in enumerate(members):
+            if m is not None:           # one agent per opposing side, as the harness seats a side
+                if teams[seat] not in made:
+                    made[teams[seat]] = league.agent(m, player.config)
+                    made[teams[seat]].member = m
+                agents[seat] = made[teams[seat]]
+                agents[seat].reset(seat)
         seat_agents.append(agents)
-        opponent_of.append(sorted({a.member for a in agents if a is not None}))
-        learner_seats.append([s for s in range(n) if agents[s] is None])
-    traj: Dict[tuple, List[tuple]] = {}
-    alive = list(range(count))
+    traj = _Steps()
+    alive = list(range(len(states)))
     while alive:
         waiting, rows, masks = [], [], []
         still = []
@@ -417,46 +538,116 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
         alive = still
         if not waiting:
             break
-        X, M = np.stack(rows), np.stack(masks)
-        logits, values = player.forward(X)
-        probs = masked_softmax(logits, M)
-        u = np.array([rngs[h].random() for h, _ in waiting])
-        chosen = sample_actions(probs, M, u)
-        for i, (h, p) in enumerate(waiting):
-            a = int(chosen[i])
-            best = np.zeros(num_actions, dtype=np.int8)
-            if teacher is not None and rngs[h].random() < args.guide_share:
-                best[teacher.best_moves(states[h], p, rngs[h])] = 1
-            states[h].apply(a)
-            traj.setdefault((h, p), []).append((X[i], M[i], a, math.log(probs[i, a]), float(values[i]), best))
-    # rewards and GAE(λ), γ = 1: a trajectory's only reward is its seat's return at the end
-    obs, msk, act, logp, val, adv, ret, teach = [], [], [], [], [], [], [], []
-    lam = args.gae_lambda
-    for (h, p), steps in traj.items():
-        final = float(states[h].returns()[p])
-        vs = [st[4] for st in steps]
-        a_next, out = 0.0, []
-        for t in range(len(steps) - 1, -1, -1):
-            nxt = final if t == len(steps) - 1 else vs[t + 1]
-            a_next = nxt - vs[t] + lam * a_next
-            out.append(a_next)
-        out.reverse()
-        for st, a in zip(steps, out):
-            obs.append(st[0]); msk.append(st[1]); act.append(st[2]); logp.append(st[3]); val.append(st[4])
-            adv.append(a); ret.append(a + st[4]); teach.append(st[5])
-    results: Dict[str, List[float]] = {}
+        def apply_all(hands, actions):
+            for h, a in zip(hands, actions):
+                states[h].apply(a)
+        _learner_moves(player, args, np.stack(rows), np.stack(masks), waiting, states.__getitem__, rngs, teacher,
+                       traj, num_actions, apply_all)
+    return traj, [s.returns() for s in states]
+
+
+def _compiled_league(league: League, args: TrainArgs) -> bool:
+    """Whether the compiled self-play can play every member of the league: the built-in
+    heuristics (:mod:`pipslab.agents.dominoes_compiled`), ``random`` and snapshots."""
+    from pipslab.agents.dominoes_compiled import KINDS
+    from pipslab.envs.dominoes.compiled import ENCODERS
+    if args.game not in ENCODERS:
+        return False
+    return all(m in KINDS or m in league.snapshots for m in league.members)
+
+
+def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, deals, rngs, seat_members,
+                   teacher, num_actions: int):
+    """The hands on the compiled engine (``(trajectories, final returns per hand)``),
+    from their deals as arrays (``deals``, ``compiled.deal_like_engine``'s):
+    :func:`~pipslab.agents.dominoes_compiled.advance` plays forced moves and the
+    heuristic seats; a ``random`` seat draws from the hand's generator as
+    :class:`~pipslab.agents.random_agent.RandomAgent` does; the snapshots waiting, then
+    the learners waiting, each get one forward pass over the compiled observations.  The
+    teacher labels from the hand's Python state, brought up to date from the log of
+    moves when it is asked."""
+    from pipslab.agents import dominoes_compiled as dc
+    from pipslab.envs.dominoes import compiled as cc
+    count = len(deals)
+    prm = cc.params(variant)
+    kind, size = cc.ENCODERS[args.game]
+    S = np.stack(deals)
+    kinds = np.full((count, 4), dc.LEARNER, dtype=np.int64)
+    nets: Dict[str, NetPlayer] = {}
+    for h, members in enumerate(seat_members):
+        for seat, m in enumerate(members):
+            if m is None:
+                continue
+            if m in dc.KINDS:
+                kinds[h, seat] = dc.KINDS[m]
+            else:
+                kinds[h, seat] = dc.NET
+                if m not in nets:
+                    nets[m] = league.net_player(m, player.config)
+    moves = np.zeros((count, dc.MAX_MOVES), dtype=np.int64)
+    nmoves = np.zeros(count, dtype=np.int64)
+    legal_out = np.zeros((count, cc.MAX_ACTIONS), dtype=np.int64)
+    nlegal = np.zeros(count, dtype=np.int64)
+    status = np.zeros(count, dtype=np.int64)
+    shadows = [cc.reference_state(variant, S[h]) for h in range(count)] if teacher is not None else []
+    synced = [0] * count
+
+    def state_of(h):                 # the Python state, for the teacher
+        s = shadows[h]
+        for a in moves[h, synced[h]:nmoves[h]].tolist():
+            s.apply(a)
+        synced[h] = int(nmoves[h])
+        return s
+
+    def play_all(hands, actions):
+        dc.play_many(prm, S, np.asarray(hands, dtype=np.int64), np.asarray(actions, dtype=np.int64), moves, nmoves)
+
+    def observations(hs):
+        idx = np.array(hs, dtype=np.int64)
+        rows = np.empty((len(hs), size), dtype=np.float32)
+        cc.encode_rows(kind, prm, S, idx, S[idx, cc.S_CUR], rows)
+        masks = np.empty((len(hs), num_actions), dtype=np.int8)
+        dc.legal_masks(idx, legal_out, nlegal, masks)
+        return rows, masks
+
+    traj = _Steps()
+    alive = np.arange(count, dtype=np.int64)
+    while len(alive):
+        pending = alive
+        while len(pending):            # every hand on to a learner's decision or its end
+            dc.advance(prm, S, pending, kinds, moves, nmoves, legal_out, nlegal, status)
+            asked, randoms, chosen = [], [], []
+            by_net: Dict[str, List[int]] = {}
+            for h in pending.tolist():
+                st = status[h]
+                if st == dc.RANDOM:
+                    randoms.append(h)
+                    chosen.append(int(legal_out[h, int(rngs[h].integers(nlegal[h]))]))
+                elif st == dc.NET:
+                    by_net.setdefault(seat_members[h][int(S[h, cc.S_CUR])], []).append(h)
+            for member, hs in by_net.items():
+                rows, masks = observations(hs)
+                logits, _ = nets[member].forward(rows)
+                probs = masked_softmax(logits, masks)
+                u = np.array([rngs[h].random() for h in hs])
+                randoms += hs
+                chosen += sample_actions(probs, masks, u).tolist()
+            if randoms:
+                play_all(randoms, chosen)
+            pending = np.array(sorted(randoms), dtype=np.int64)
+        waiting = [h for h in alive.tolist() if status[h] == dc.LEARNER]
+        if waiting:
+            rows, masks = observations(waiting)
+            _learner_moves(player, args, rows, masks, [(h, int(S[h, cc.S_CUR])) for h in waiting], state_of, rngs,
+                           teacher, traj, num_actions, play_all)
+        alive = np.array(waiting, dtype=np.int64)
+    finals = []
+    out = np.zeros(4)
+    n = variant.players
     for h in range(count):
-        if opponent_of[h]:
-            r = states[h].returns()[learner_seats[h][0]]
-            for m in opponent_of[h]:
-                results.setdefault(m, []).append(1.0 if r > 0 else 0.5 if r == 0 else 0.0)
-    size = game.observation_encoder(opts).size
-    return Batch(obs=np.array(obs, dtype=np.float32).reshape(-1, size), masks=np.array(msk, dtype=np.int8).reshape(-1, num_actions),
-                 actions=np.array(act, dtype=np.int64), logp=np.array(logp, dtype=np.float32),
-                 values=np.array(val, dtype=np.float32), advantages=np.array(adv, dtype=np.float32),
-                 returns=np.array(ret, dtype=np.float32),
-                 teacher=np.array(teach, dtype=np.int8).reshape(-1, num_actions), hands=count, decisions=len(act),
-                 results=results)
+        cc.returns_into(prm, S[h], out)
+        finals.append(out[:n].tolist())
+    return traj, finals
 
 
 class Teacher:
@@ -469,17 +660,26 @@ class Teacher:
       each label, as the harness builds agents per game).
 
     In draw mode the solver searches 8 placements deep, as ``pimc`` does.  Every random
-    choice comes from the hand's generator."""
+    choice comes from the hand's generator.  ``compiled`` (the default) deals and solves
+    ``pimc``'s worlds in one compiled call (:class:`~pipslab.agents.pimc_compiled.CompiledPIMC`,
+    the worlds of ``engine.packed_world_sampler`` dealt by a generator seeded with one
+    draw from the hand's): the same labels in distribution, other worlds than the Python
+    sampler's (``compiled=False``, the reference)."""
 
-    def __init__(self, args: TrainArgs):
+    def __init__(self, args: TrainArgs, compiled: bool = True):
         self.args = args
         self.num_actions = GAMES[args.game].actions(args.options)
         self.solver = None
+        self.pimc = None
         if args.guide in ("oracle", "pimc"):
             from pipslab.agents.search_dominoes import PIMCAgent
             from pipslab.agents.solver import Solver
-            draw = GAMES[args.game].new_state(np.random.default_rng(0), args.options).variant.draw
-            self.solver = Solver("margin", max_depth=PIMCAgent.DRAW_MODE_DEPTH if draw else None)
+            variant = GAMES[args.game].new_state(np.random.default_rng(0), args.options).variant
+            depth = PIMCAgent.DRAW_MODE_DEPTH if variant.draw else None
+            self.solver = Solver("margin", max_depth=depth)
+            if args.guide == "pimc" and compiled:
+                from pipslab.agents.pimc_compiled import CompiledPIMC
+                self.pimc = CompiledPIMC(variant, depth)
 
     def best_moves(self, state, seat: int, rng: np.random.Generator) -> List[int]:
         args = self.args
@@ -487,11 +687,18 @@ class Teacher:
             totals = self.solver.move_values(state)
         elif args.guide == "pimc":
             view = state.observe(seat)
-            totals = dict.fromkeys(state.legal_actions(), 0)
-            worlds = world_sampler(view)
-            for _ in range(args.guide_samples):
-                for b, v in self.solver.move_values(worlds(rng)).items():
-                    totals[b] += v
+            legal = state.legal_actions()
+            if self.pimc is not None and view.left >= 0 and legal[-1] < view.variant.draw_action:
+                from pipslab.envs.dominoes.compiled import new_rng
+                sums = self.pimc.totals(packed_world_sampler(view), new_rng(int(rng.integers(1 << 62))),
+                                        args.guide_samples)
+                totals = {b: int(sums[b]) for b in legal}
+            else:
+                totals = dict.fromkeys(legal, 0)
+                worlds = world_sampler(view)
+                for _ in range(args.guide_samples):
+                    for b, v in self.solver.move_values(worlds(rng)).items():
+                        totals[b] += v
         else:
             obs = Observation(seat, state.observe(seat), state.legal_actions(), self.num_actions)
             totals = {make_agent(args.guide, args.game).act(obs, rng): 1}
@@ -675,13 +882,15 @@ def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
                                     wall_s=wall, hyper=json.dumps(args.hyper()), curve=json.dumps(curve),
                                     league=league.state()), ckpt)
 
+    teacher = Teacher(args) if args.guide else None     # one for the run: the solver's table is kept
     bar = tqdm(total=target, initial=min(hands, target), unit="hand", disable=not args.progress,
                dynamic_ncols=True, smoothing=0.05)
     t0 = time.perf_counter() - wall
     try:
         while hands < target:
             guide = args.guide_weight(hands)
-            batch = play_hands(NetPlayer(net, "learner"), league, args, hands, args.batch_hands, label=guide > 0)
+            batch = play_hands(NetPlayer(net, "learner"), league, args, hands, args.batch_hands, label=guide > 0,
+                               teacher=teacher)
             stats = ppo_update(net, opt, batch, args, update, guide)
             league.record(batch.results)
             hands += args.batch_hands

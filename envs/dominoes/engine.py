@@ -50,7 +50,15 @@ Each state keeps the public events (who placed what where, who drew — not what
 passed and which numbers that proves it lacks, and the open ends at that moment) as a
 shared linked list, so ``clone`` copies no history (``common.Event``).
 ``observe(player)`` gives a seat exactly what it may see (RULES §1), and
-:func:`sample_world` deals the unseen tiles consistently with such a view.
+:func:`sample_world` deals the unseen tiles consistently with such a view
+(:func:`packed_world_sampler`: the same deal for compiled search, as arrays).
+
+Compiled rules
+--------------
+``compiled`` is the same engine for numba: a state as one ``int64`` array, the legal
+moves, ``apply``, a deal and a random playout of every variant, run end to end in
+compiled code (rollouts, ``ismcts``, the trainer's self-play); this Python engine is its
+reference, checked move by move.
 
 State protocol: ``current_player``, ``is_terminal`` (plain attributes), ``is_chance``,
 ``legal_actions()``, ``apply(action)``, ``clone()``, ``observe(player)``, ``returns()``,
@@ -113,9 +121,23 @@ def world_sampler(view: DominoView, attempts: int = 20):
     return sample
 
 
+def packed_world_sampler(view: DominoView, attempts: int = 20):
+    """``world_sampler`` for compiled search: the same deal of the unseen tiles — the
+    constraints worked out once from the view alone, as for :func:`world_sampler` — as
+    arrays the compiled code deals worlds from (:class:`~pipslab.envs.dominoes.compiled.PackedWorlds`),
+    with the compiled generator instead of ``rng``: the same distribution of worlds, other
+    samples.  None for a match view (Troshin's match goes on past the hand: Python only)."""
+    if view.match is not None:
+        return None
+    from . import compiled
+    cls = LAYOUTS[view.variant.layout]
+    return compiled.packed_worlds(view, UnseenDeal(view, cls.constraint_groups(view), attempts))
+
+
 __all__ = [
     "DRAW", "END_NAMES", "EVENT_NAMES", "LAYOUTS", "OUTRANKING", "PASS", "PLACE", "DominoState", "DominoView",
     "Event", "MatchInfo", "TripleState", "TroshinMatch", "action_name", "deal", "deal_hands", "deal_unseen",
-    "decode", "encode_place", "needs_redeal", "opening_tile", "sample_world", "world_sampler", "zero_sum_returns",
+    "decode", "encode_place", "needs_redeal", "opening_tile", "packed_world_sampler", "sample_world", "world_sampler",
+    "zero_sum_returns",
     "_deal_unseen", "_match_unseen",
 ]
