@@ -42,7 +42,7 @@ import torch
 from torch import nn
 
 from pipslab.envs.errors import PipslabError
-from pipslab.envs.game import GAMES
+from pipslab.envs.game import get_game
 
 from .base import Agent, Observation
 from .evaluators import DominoEvaluator
@@ -61,7 +61,7 @@ def domino_nets() -> List[str]:
 def net_spec(game: str, options: dict) -> dict:
     """The ``config`` of a net for ``game`` with ``options``: the game, its options, the
     variant's name, the observation size and the number of actions."""
-    g = GAMES[game]
+    g = get_game(game)
     opts = g.resolve({k: v for k, v in options.items() if k != "position"})
     opts.pop("position", None)
     if opts.get("match"):
@@ -173,7 +173,7 @@ class NetPlayer:
         self.b_pi = net.policy.bias.detach().numpy().astype(np.float32).copy()
         self.w_v = net.value.weight.detach().numpy().T.astype(np.float32).copy()
         self.b_v = net.value.bias.detach().numpy().astype(np.float32).copy()
-        g = GAMES[self.config["game"]]
+        g = get_game(self.config["game"])
         self.encode = g.observation_encoder(self.config["options"]).encode
 
     def forward(self, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -219,7 +219,7 @@ class _NetChoice:
 
     def check_table(self, game: str, options: dict) -> None:
         """The net must exist for the variant these options make (one line if not)."""
-        self.get(GAMES[game].new_state(np.random.default_rng(0), options).variant)
+        self.get(get_game(game).new_state(np.random.default_rng(0), options).variant)
 
     def get(self, variant) -> NetPlayer:
         if self.player is None:

@@ -111,7 +111,8 @@ def evaluators(family: str, load: bool = True) -> Dict[str, Factory]:
     """The registered evaluators of ``family``: the live table, name -> factory (``load``:
     first import the modules that register the built-in ones)."""
     if load:
-        _load_builtin()
+        from .registry import load_catalogue   # the agent modules register the built-in evaluators
+        load_catalogue()
     return _REGISTRY[_family(family)]
 
 
@@ -133,11 +134,6 @@ def make_evaluator(family: str, spec) -> Evaluator:
         return table[name](arg) if colon else table[name]()
     except TypeError as exc:
         raise PipslabError(f"bad argument for evaluator {spec!r}: {exc}") from None
-
-
-def _load_builtin() -> None:
-    from .registry import _load_builtin as load   # the agent modules register the built-in evaluators
-    load()
 
 
 def rollout_count(text) -> int:

@@ -5,7 +5,9 @@ A net file is ``torch.save`` of a plain dict with a ``format`` tag, a ``config``
 keys).  It is read with ``torch.load(..., weights_only=True)`` — never an arbitrary
 pickle — and checked for shape, so a damaged or foreign file is refused with one line
 (:class:`~pipslab.envs.errors.PipslabError`), never half-loaded.  Shipped nets are
-package data: ``agents/nets/NAME.pt`` with a model card ``NAME.md`` beside it.
+package data: ``agents/nets/NAME.pt`` with a model card ``NAME.md`` beside it.  torch is
+imported only when a file is read, so the agents' registration (:mod:`pipslab.agents.neural`)
+reads the names here without it.
 """
 from __future__ import annotations
 
@@ -13,11 +15,10 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Tuple
 
-import torch
-
 from pipslab.envs.errors import PipslabError
 
 NETS_DIR = Path(__file__).resolve().parent / "nets"
+DEFAULT_NET = "backgammon"     # the shipped backgammon net: agents/nets/backgammon.pt
 
 
 def net_path(name_or_path: str) -> Path:
@@ -39,6 +40,7 @@ def read_net_file(path: Path, fmt: str, what: str, known: str = "") -> dict:
     path = Path(path)
     if not path.is_file():
         raise PipslabError(f"no network file {str(path)!r} (shipped nets: {known or 'none'})")
+    import torch
     try:
         with warnings.catch_warnings():   # torch warns before refusing a foreign pickle
             warnings.simplefilter("ignore")

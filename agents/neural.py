@@ -1,8 +1,9 @@
 """Neural agents and evaluators by name, registered without importing torch.
 
-torch takes seconds to import; the registry imports every agent module to know the
-names, and most commands (``pipslab play happy``…) never build a network.  So the
-factories here import the network modules only when an agent or evaluator is built:
+torch takes seconds to import; the first lookup by name imports every built-in agent
+module (:mod:`pipslab.agents.builtin`), and most commands (``pipslab play happy``…) never
+build a network.  So the factories here import the network modules only when an agent or
+evaluator is built:
 
 * ``td`` (backgammon) and ``eval=td[:NET]`` -- :mod:`pipslab.agents.td`;
 * ``net`` (every domino game) and ``eval=net[:NET]`` (family ``dominoes``) --
@@ -11,9 +12,8 @@ factories here import the network modules only when an agent or evaluator is bui
 from __future__ import annotations
 
 from .evaluators import register_evaluator
+from .netfiles import DEFAULT_NET
 from .registry import register
-
-DEFAULT_NET = "backgammon"     # the shipped backgammon net: agents/nets/backgammon.pt
 
 
 @register("td", games=["backgammon"])

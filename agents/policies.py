@@ -37,7 +37,7 @@ from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 import numpy as np
 
 from pipslab.envs.errors import PipslabError
-from pipslab.envs.game import GAMES
+from pipslab.envs.game import get_game
 
 from .base import Agent, Observation
 from .registry import register
@@ -63,7 +63,7 @@ class PolicyAgent(Agent):
         """Builds one observation of a fresh game with these options and checks the model
         takes it (one line naming the sizes when it does not)."""
         encoder = self.encoder = _encoder(game, options)
-        state = GAMES[game].new_state(np.random.default_rng(0), options)
+        state = get_game(game).new_state(np.random.default_rng(0), options)
         while state.is_chance:
             state.apply_chance(np.random.default_rng(0))
         if self.check is not None:
@@ -112,7 +112,7 @@ class PolicyAgent(Agent):
 
 def _encoder(game: str, options: Optional[dict]):
     try:
-        return GAMES[game].observation_encoder(options)
+        return get_game(game).observation_encoder(options)
     except PipslabError as exc:
         raise PipslabError(f"{game} has no observation a policy could read ({exc})") from None
 

@@ -2,6 +2,8 @@
 
 A spec is ``NAME`` or ``NAME:key=value,key=value``.  Every agent module registers its
 factories here with :func:`register`; a factory is called as ``factory(game, **params)``.
+The registry imports no agent module: the first lookup by name imports the catalogue
+modules (:func:`add_catalogue`; the built-in agents are :mod:`pipslab.agents.builtin`).
 Game names are those of :data:`pipslab.envs.GAMES`; an agent registered with
 ``games=None`` (``random``) plays every game there, also games registered later.
 
@@ -16,15 +18,16 @@ and what it expects — before any game starts.  Parameters an agent does not de
 """
 from __future__ import annotations
 
+import importlib
 import inspect
 import math
 import re
 import types
 import typing
-from typing import Any, Callable, Dict, Iterable, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from pipslab.envs.errors import PipslabError, excerpt
-from pipslab.envs.game import GAMES
+from pipslab.envs.game import GAMES, get_game
 
 from .base import Agent
 
@@ -230,14 +233,13 @@ def check_params(name: str, factory: Factory, game: str, texts: Dict[str, str]) 
 
 
 def agent_names(game: str | None = None) -> list:
-    _load_builtin()
+    load_catalogue()
     return sorted(n for n, (_, games) in _REGISTRY.items() if game is None or _plays(games, game))
 
 
 def make_agent(spec: str, game: str) -> Agent:
-    _load_builtin()
-    if game not in GAMES:
-        raise PipslabError(f"unknown game {game!r}; known: {', '.join(sorted(GAMES))}")
+    load_catalogue()
+    get_game(game)   # an unknown game is one line naming the known ones
     name, texts = _split_spec(spec)
     if name not in _REGISTRY:
         raise PipslabError(
@@ -257,29 +259,23 @@ def make_agent(spec: str, game: str) -> Agent:
     return agent
 
 
-_LOADED = False
+# Modules whose import registers agents and evaluators (``pipslab.agents`` adds the
+# built-in ones, agents/builtin.py), imported on the first lookup by name.  The registry
+# imports no agent module itself: they import it.
+_CATALOGUES: List[str] = []
+_LOADED = 0
 
 
-def _load_builtin() -> None:
-    """Import the modules that register the built-in agents."""
+def add_catalogue(module: str) -> None:
+    """Have ``module`` imported before agents are first looked up by name (its import
+    registers agents or evaluators)."""
+    if module not in _CATALOGUES:
+        _CATALOGUES.append(module)
+
+
+def load_catalogue() -> None:
+    """Import the catalogue modules not imported yet (:func:`add_catalogue`)."""
     global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    import importlib
-
-    for module in _BUILTIN_MODULES:
-        importlib.import_module(module)
-
-
-# Modules whose import registers agents.  Each game's agents live in their own module.
-_BUILTIN_MODULES = [
-    "pipslab.agents.random_agent",
-    "pipslab.agents.dominoes",
-    "pipslab.agents.human",
-    "pipslab.agents.search_dominoes",
-    "pipslab.agents.search_backgammon",
-    "pipslab.agents.backgammon",
-    "pipslab.agents.neural",
-    "pipslab.agents.policies",
-]
+    while _LOADED < len(_CATALOGUES):
+        _LOADED += 1
+        importlib.import_module(_CATALOGUES[_LOADED - 1])

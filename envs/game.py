@@ -450,10 +450,6 @@ class Game:
             raise PipslabError(f"{self.name} has no position notation")
         return self.format_position(state)
 
-    def stats(self, state) -> Dict[str, Any]:
-        """The game's own per-game columns (``Outcome.extra``)."""
-        return dict(self.outcome(state).extra)
-
     def observation_encoder(self, options: Optional[Mapping[str, Any]] = None) -> Encoder:
         if self.encoder is None:
             raise PipslabError(f"{self.name} defines no observation encoder")
@@ -569,12 +565,6 @@ class GameRegistry(dict):
             if isinstance(game, Game):
                 listener(game)
 
-    def get_game(self, name: str):
-        try:
-            return self[name]
-        except KeyError:
-            raise PipslabError(f"unknown game {excerpt(name)}; known: {', '.join(sorted(self))}") from None
-
     def family(self, family: str) -> List[str]:
         """The names of the registered games of a family, in registration order."""
         return [n for n, g in self.items() if getattr(g, "family", "") == family]
@@ -598,5 +588,9 @@ def register_game(game: Game, replace: bool = False) -> Game:
 
 
 def get_game(name: str) -> Game:
-    """``GAMES[name]``, or one line naming the known games."""
-    return GAMES.get_game(name)
+    """The game registered as ``name``, or one line naming the known games: the one way to
+    look up a game by a name a user gave."""
+    try:
+        return GAMES[name]
+    except (KeyError, TypeError):   # TypeError: an unhashable "name"
+        raise PipslabError(f"unknown game {excerpt(name)}; known: {', '.join(sorted(GAMES))}") from None

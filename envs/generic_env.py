@@ -34,7 +34,7 @@ from typing import Dict, Optional
 
 from pipslab.envs.base_env import UNSET, SeatEnv, opponents_argument
 from pipslab.envs.errors import PipslabError
-from pipslab.envs.game import GAMES, Game
+from pipslab.envs.game import GAMES, Game, get_game
 
 __all__ = ["GameEnv", "deprecated_env", "env_class"]
 
@@ -42,7 +42,7 @@ _COMPOSED: Dict[str, type] = {}
 
 
 def _game(game) -> Game:
-    game = GAMES.get_game(game) if isinstance(game, str) else game
+    game = get_game(game) if isinstance(game, str) else game
     if not isinstance(game, Game):
         raise PipslabError(f"GameEnv plays a Game definition, got {type(game).__name__}")
     return game

@@ -74,8 +74,8 @@ Contract
   would hold the hidden tiles.  The game state itself is ``env.unwrapped.game_state`` (the
   engine's object, every hand in it: for tests and debugging, never an agent's input).
 
-Version history: v0 — first release.  v0, issue 20 — ``infos`` carry the Gymnasium env's
-result fields, info columns and live info on every step (were ``{}`` until the end);
+Version history: v0 — first release.  Since then, still v0: ``infos`` carry the Gymnasium
+env's result fields, info columns and live info on every step (were ``{}`` until the end);
 the default ``illegal_reward`` is ``Game.utility_bounds``' minimum (the same values).
 """
 from __future__ import annotations
@@ -92,7 +92,7 @@ from pettingzoo.utils import wrappers
 
 from pipslab.envs.checks import check_action, check_choice, require_reset
 from pipslab.envs.errors import IllegalActionError, PipslabError, excerpt
-from pipslab.envs.game import GAMES, Game
+from pipslab.envs.game import Game, get_game
 from pipslab.envs.render_env import render_frame
 
 __all__ = ["PipslabAECEnv", "env", "raw_env", "worst_return"]
@@ -116,7 +116,7 @@ class PipslabAECEnv(AECEnv):
     def __init__(self, game, render_mode: Optional[str] = None, viewer=None, options: Optional[dict] = None,
                  **game_options):
         super().__init__()
-        self.game = GAMES.get_game(game) if isinstance(game, str) else game
+        self.game = get_game(game) if isinstance(game, str) else game
         if not isinstance(self.game, Game):
             raise PipslabError(f"the PettingZoo env plays a Game definition, got {type(self.game).__name__}")
         given = dict(options or {})

@@ -36,7 +36,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .errors import PipslabError
-from .game import GAMES, Game
+from .game import Game, get_game
 
 __all__ = ["render_frame", "frame_shape", "frame_kind", "text_frame", "DPI", "SHAPES"]
 
@@ -98,7 +98,7 @@ def text_frame(text: str, shape: Tuple[int, int] = SHAPES["text"]) -> np.ndarray
 
 # ------------------------------------------------------------------ plumbing
 def _game(game) -> Game:
-    game = GAMES.get_game(game) if isinstance(game, str) else game
+    game = get_game(game) if isinstance(game, str) else game
     if not isinstance(game, Game):
         raise PipslabError(f"a frame is drawn for a Game definition, got {type(game).__name__}")
     return game

@@ -28,6 +28,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from pipslab.envs.errors import PipslabError, excerpt
+from pipslab.envs.game import get_game
 
 from .checks import count_arg, seed_arg
 
@@ -328,8 +329,7 @@ def make_reference(family: str, spec: Optional[str] = None):
 
 def reference_for(game: str, options: dict, spec: Optional[str] = None):
     """:func:`make_reference` for ``game`` with ``options``, checked to play it."""
-    from .games import game_spec
-    gspec = game_spec(game)
+    gspec = get_game(game)
     reference = make_reference(getattr(gspec, "family", ""), spec)
     reference.check_game(gspec, gspec.options_for(options))
     return reference
@@ -355,9 +355,8 @@ def game_rows(game_id: int, decisions: Sequence[Decision], reference, seed: int)
 
 def analyze_record(record: dict, game_id: int, path, reference, seed: int) -> List[dict]:
     """Replay a recorded game (checked against its record) and return its rows."""
-    from .games import game_spec
     from .play import replay_record
-    recorder = DecisionRecorder(game_spec(record["game"]), record["names"])
+    recorder = DecisionRecorder(get_game(record["game"]), record["names"])
     replay_record(record, game_id, path, recorder.on_move)
     return game_rows(game_id, recorder.decisions, reference, seed)
 
@@ -507,7 +506,8 @@ def run_analysis(args: AnalyzeArgs) -> AnalysisResult:
     write every file; every input is checked before anything is written."""
     from .executors import check_backend
     from .play import read_records, record_spec
-    from .runner import Run, check_seed
+    from .checks import check_seed
+    from .runner import Run
     t0 = time.perf_counter()
     folder = Path(args.from_dir)
     check_seed(args.seed)
@@ -577,7 +577,8 @@ def _analyze(run, args: AnalyzeArgs, reference, records, ids, path, label: str, 
     import pandas as pd
 
     from .executors import chunked, plan_chunks
-    from .runner import RecordLog, RunInterrupted, recover_records, write_records_file
+    from .records import RecordLog, recover_records, write_records_file
+    from .runner import RunInterrupted
     decisions_path = run.path("decisions.csv")
     done: set = set()
     if args.resume and run.previous is not None:

@@ -23,7 +23,7 @@ from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES
 
 from .bench import report
-from .tournament import split_agent_list
+from .cliargs import split_agent_list
 
 
 def positions(game: str, options: dict, count: int, seed: int) -> list:

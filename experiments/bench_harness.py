@@ -30,8 +30,9 @@ import time
 from pathlib import Path
 
 from pipslab.agents.registry import make_agent
+from pipslab.envs.game import get_game
 
-from .games import game_spec, play_game
+from .games import play_game
 from .seedplan import Plan, game_units, new_seat_agents, seeds
 from .tournament import TournamentArgs, run_tournament
 
@@ -41,7 +42,7 @@ AGENTS = ("random", "random2")   # random2: random under another name (a tournam
 def _bare(n: int, seed: int, with_result: bool = False) -> float:
     """CPU seconds of ``play_game`` over games 0..n-1 of the plan (and ``state.result()``),
     each game with fresh agents, as the harness plays it (the two agents of :func:`_harness`)."""
-    spec = game_spec("happy")
+    spec = get_game("happy")
     options = {"mode": "block"}
     plan = Plan(2, game_units(spec, options))
     start = time.process_time()

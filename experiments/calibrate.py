@@ -39,9 +39,11 @@ from pipslab.agents.backgammon_value import FEATURES, PHASES, Calibration, play_
 from pipslab.envs.backgammon import Position, fast
 from pipslab.envs.errors import PipslabError
 
+from .checks import check_int, check_out, check_seed
+from .cliargs import INT, STR, load_config
 from .executors import BACKENDS, check_backend, default_workers
 from .files import atomic_path, atomic_write_json
-from .runner import INT, STR, Run, RunInterrupted, check_int, check_out, check_seed, load_config, note
+from .runner import Run, RunInterrupted, note
 
 CHUNK = 100   # games per chunk file
 MAX_GAMES = 1_000_000   # ~60 million positions: the fit's arrays already take gigabytes

@@ -2,7 +2,9 @@
 
 Each ``*_arg`` is an ``argparse`` ``type=``: a bad value is refused while the flags are
 parsed, as one line (``pipslab play: error: argument --seed: …``) and exit status 2,
-before anything runs.
+before anything runs.  :func:`check_int`, :func:`check_seed` and :func:`check_out` check
+the same values when they come from a config file or the Python API (no floats, no
+true/false for a number).
 
 :func:`check_out_dir` refuses an ``--out`` that cannot become a folder (empty, an
 existing file, under a file, in a place that cannot be written) *before* the run starts,
@@ -14,14 +16,18 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import numbers
 import os
 import tempfile
 from pathlib import Path
+from typing import Optional
 
 from pipslab.envs.errors import PipslabError, excerpt
 
-__all__ = ["seed_arg", "count_arg", "positive_int_arg", "share_arg", "seconds_arg", "out_arg", "check_out_dir",
-           "writing_out"]
+__all__ = ["seed_arg", "count_arg", "share_arg", "seconds_arg", "out_arg", "check_out_dir", "writing_out",
+           "check_int", "check_seed", "check_out", "kind_of", "MAX_SEED"]
+
+MAX_SEED = 2 ** 63 - 1
 
 
 def _whole(text: str) -> int:
@@ -55,15 +61,16 @@ def count_arg(minimum: int = 1):
     return parse
 
 
-positive_int_arg = count_arg(1)
+def _number(text: str, expected: str) -> float:
+    try:
+        return float(str(text).strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {excerpt(text)}") from None
 
 
 def share_arg(text: str) -> float:
     """A share: a number from 0 to 1."""
-    try:
-        value = float(str(text).strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {excerpt(text)}") from None
+    value = _number(text, "a share between 0 and 1")
     if not 0.0 <= value <= 1.0:   # nan fails this too
         raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {excerpt(text)}")
     return value
@@ -71,10 +78,7 @@ def share_arg(text: str) -> float:
 
 def seconds_arg(text: str) -> float:
     """A positive, finite number of seconds."""
-    try:
-        value = float(str(text).strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {excerpt(text)}") from None
+    value = _number(text, "a number of seconds")
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"the seconds must be a positive, finite number, got {excerpt(text)}")
     return value
@@ -134,3 +138,37 @@ def writing_out(out, flag: str = "--out"):
     except OSError as exc:
         raise PipslabError(f"cannot write the results to {flag} {excerpt(str(out))}: "
                            f"{exc.strerror or exc}") from None
+
+
+def kind_of(value) -> str:
+    """What a value is, for a message: ``an integer``, ``true/false``, ``a table`` …"""
+    if isinstance(value, bool):
+        return "true/false"
+    return {int: "an integer", float: "a float", str: "a string", list: "a list", dict: "a table"}.get(
+        type(value), type(value).__name__)
+
+
+def check_int(name: str, value, low: Optional[int] = None, high: Optional[int] = None) -> int:
+    """``value`` as an int within ``[low, high]``, or one line naming ``name``.  Floats,
+    strings and true/false are refused (a config's ``games = 10.5`` is not ten games)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise PipslabError(f"{name} must be a whole number, got {kind_of(value)} {excerpt(value)}")
+    value = int(value)
+    if low is not None and value < low:
+        raise PipslabError(f"{name} must be at least {low:,}, got {value:,}")
+    if high is not None and value > high:
+        raise PipslabError(f"{name} must be at most {high:,}, got {value:,}")
+    return value
+
+
+def check_seed(value, name: str = "--seed") -> int:
+    return check_int(name, value, 0, MAX_SEED)
+
+
+def check_out(out, flag: str = "--out") -> Path:
+    """:func:`check_out_dir` of a value that may be None or hold a NUL character (a config
+    file's, the API's)."""
+    text = "" if out is None else str(out)
+    if "\0" in text:
+        raise PipslabError(f"{flag} holds a NUL character")
+    return check_out_dir(text, flag)

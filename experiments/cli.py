@@ -21,7 +21,7 @@ SUBCOMMANDS = {
     "moves": ("pipslab.experiments.moves", "list every legal play of a position"),
     "solve": ("pipslab.experiments.solve", "exact result of a domino position with every hand open"),
     "calibrate": ("pipslab.experiments.calibrate", "fit the search's state value for a backgammon ranking evaluator"),
-    "train": ("pipslab.experiments.train", "self-play training of a neural agent (backgammon: TD(λ))"),
+    "train": ("pipslab.experiments.train", "self-play training of a neural agent (backgammon: TD(λ); domino games: masked PPO)"),
     "serve": ("pipslab.experiments.serve", "a play page in the browser: a person against any agents"),
     "analyze": ("pipslab.experiments.analyze", "error rates: every decision of a tournament's games valued by a reference"),
     "fish": ("pipslab.experiments.fish", "fish research: solve the endings of blocked games; only-move puzzles"),

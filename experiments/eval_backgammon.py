@@ -99,7 +99,7 @@ def main(argv=None) -> int:
 
 def _main(ap, args) -> int:
     if args.what == "match":
-        from .tournament import split_agent_list
+        from .cliargs import split_agent_list
         specs = split_agent_list(args.agents)
         if len(specs) != 2:
             ap.error(f"--agents: give two agents, got {len(specs)}")

@@ -48,15 +48,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipslab.agents.solver import check_solvable
 from pipslab.envs.errors import PipslabError
+from pipslab.envs.game import get_game
 
 from .checks import count_arg, seed_arg, share_arg
 from .executors import default_workers
 from .files import atomic_write_text
 from .fish_positions import (DEFAULT_BEFORE, DEFAULT_COMPARE, DEFAULT_VIEW_SAMPLES, GameStudy, StudySettings,
-                             keep_game)
-from .games import add_option_flags, flag_options_given, game_spec, parse_option_items
+                             keep_game, variant_of)
+from .cliargs import add_option_flags, flag_options_given, parse_option_items, split_agent_list
 from .runner import Run, RunInterrupted, read_manifest
 from .seedplan import Task, options_json
 from .tournament import MANIFEST_VERSION, TournamentArgs, TournamentInterrupted, read_games, run_tournament
@@ -172,7 +172,6 @@ class StudyBlock:
 
 def _tournament_args(ns) -> TournamentArgs:
     """The tournament a fresh study plays (its ``out`` is set once the study's is known)."""
-    from .tournament import split_agent_list
     game = ns.game or "happy"
     given = flag_options_given(ns)
     given.update(parse_option_items(ns.option or []))
@@ -203,20 +202,6 @@ def run_study_command(ns) -> int:
     return 0
 
 
-def variant_of(game: str, options: dict, label: str):
-    """The domino variant a study of ``game`` with ``options`` plays, checked to have a solver."""
-    import numpy as np
-    spec = game_spec(game)
-    if options.get("match"):
-        raise PipslabError("a fish study plays single hands: drop --match")
-    state = spec.new_state(np.random.default_rng(0), options)
-    variant = getattr(state, "variant", None)
-    if variant is None or getattr(spec, "family", "") != "dominoes":
-        raise PipslabError(f"no exact solver for {label}: fish studies are about domino games")
-    check_solvable(variant)
-    return variant
-
-
 def run_study(ns):
     """Run (or resume) a study from parsed flags; returns ``(out, summary DataFrame)``.
     Every argument is checked before anything is written."""
@@ -234,7 +219,7 @@ def run_study(ns):
         targs = _tournament_args(ns)
         game, options, seed = targs.game, targs.options(), targs.seed
         _check_tournament(targs)
-    label = game_spec(game).variant_label(options)
+    label = get_game(game).variant_label(options)
     variant = variant_of(game, options, label)
     out = Path(ns.out or f"results/fish-{label}")
     if targs is not None:
@@ -283,8 +268,8 @@ def _check_tournament(targs: TournamentArgs) -> None:
     """The tournament's own checks and its agents built once, before the study writes anything."""
     from pipslab.agents.registry import make_agent
     from .imports import import_user_modules
-    from .tournament import _validate
-    _validate(targs)
+    from .tournament import check_args
+    check_args(targs)
     import_user_modules(targs.imports)
     for name in targs.agents:
         make_agent(name, targs.game).check_table(targs.game, targs.options())

@@ -39,18 +39,32 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from pipslab.agents.solver import BIG, Solver
+from pipslab.agents.solver import BIG, Solver, check_solvable
 from pipslab.envs.dominoes.common import action_name
 from pipslab.envs.dominoes.engine import world_sampler
 from pipslab.envs.dominoes.notation import format_position
 from pipslab.envs.dominoes.tiles import OTHER_HALF, count
 from pipslab.envs.errors import PipslabError
+from pipslab.envs.game import get_game
 
 from .seedplan import GameRunner, Task
 
 DEFAULT_BEFORE = 8
 DEFAULT_COMPARE = 0.1
 DEFAULT_VIEW_SAMPLES = 8
+
+
+def variant_of(game: str, options: dict, label: str):
+    """The domino variant a study of ``game`` with ``options`` plays, checked to have a solver."""
+    spec = get_game(game)
+    if options.get("match"):
+        raise PipslabError("a fish study plays single hands: drop --match")
+    state = spec.new_state(np.random.default_rng(0), options)
+    variant = getattr(state, "variant", None)
+    if variant is None or getattr(spec, "family", "") != "dominoes":
+        raise PipslabError(f"no exact solver for {label}: fish studies are about domino games")
+    check_solvable(variant)
+    return variant
 
 
 def split_value(value: int) -> Tuple[int, int]:

@@ -18,8 +18,6 @@ from pipslab.envs.backgammon.board import CHECKERS
 from pipslab.envs.backgammon.moves import check_dice, dice_to_play
 from pipslab.envs.errors import PipslabError
 
-from .checks import out_arg, seed_arg
-
 
 def add_arguments(parser) -> None:
     parser.add_argument("game", choices=["backgammon"], help="the game (only backgammon for now)")
@@ -32,8 +30,6 @@ def add_arguments(parser) -> None:
                         help="print a JSON list of {move, position_id, next_position_id}: "
                              "position_id is the result with the mover still on roll, "
                              "next_position_id the same with the opponent on roll")
-    parser.add_argument("--seed", type=seed_arg, default=0, help="unused (no randomness)")
-    parser.add_argument("--out", type=out_arg, default=None, help="unused")
 
 
 def list_plays(position_id: str, dice) -> list:

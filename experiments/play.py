@@ -19,12 +19,13 @@ import math
 from pathlib import Path
 
 from pipslab.envs.errors import PipslabError, excerpt
+from pipslab.envs.game import get_game
 
 from .checks import check_out_dir, count_arg, out_arg, seed_arg, writing_out
+from .cliargs import add_option_flags, flag_options_given, parse_option_items, split_agent_list
 from .files import atomic_write_text
-from .games import add_option_flags, flag_options_given, game_spec, parse_option_items, play_game
+from .games import play_game
 from .seedplan import new_seat_agents
-from .tournament import split_agent_list
 
 
 def add_arguments(parser) -> None:
@@ -56,7 +57,7 @@ def add_arguments(parser) -> None:
 def _options(game: str, ns) -> dict:
     options = flag_options_given(ns)
     options.update(parse_option_items(ns.option))
-    return game_spec(game).options_for(options)
+    return get_game(game).options_for(options)
 
 
 def _import(modules) -> None:
@@ -82,7 +83,7 @@ def run(ns) -> int:
         raise PipslabError("give the game to play, e.g. pipslab play happy --agents heaviest,random")
     if not ns.agents:
         raise PipslabError("give one agent per seat with --agents, e.g. --agents heaviest,random")
-    spec = game_spec(ns.game)
+    spec = get_game(ns.game)
     options = _options(ns.game, ns)
     if ns.position:
         options["position"] = ns.position
@@ -153,7 +154,7 @@ def replay(ns) -> int:
         if ns.game is None or not ns.agents:
             raise PipslabError("--replay needs --from DIR, or GAME with --seed and --agents (one per seat)")
         game = ns.game
-        spec = game_spec(game)
+        spec = get_game(game)
         options = _options(game, ns)
         names = split_agent_list(ns.agents)
         players = spec.players(options)
@@ -179,7 +180,7 @@ def replay(ns) -> int:
 
 def record_spec(record: dict, game_id: int, path):
     """The game of a record (:func:`read_record`), checked to seat as many agents as it names."""
-    spec = game_spec(record["game"])
+    spec = get_game(record["game"])
     players = spec.players(record["options"])
     if players != len(record["names"]):
         raise PipslabError(f"game {game_id} in {path} is damaged: players={len(record['names'])}, but "

@@ -39,11 +39,12 @@ from pipslab.envs.dominoes.common import action_name
 from pipslab.envs.dominoes.notation import format_position, parse_position, render
 from pipslab.envs.dominoes.tiles import format_tiles
 from pipslab.envs.errors import PipslabError, excerpt
+from pipslab.envs.game import get_game
 
 from .checks import check_out_dir, count_arg, seed_arg, writing_out
 from .files import atomic_write_json, atomic_write_text
-from .fish_positions import GameStudy, StudySettings, distinct_moves, split_value
-from .games import add_option_flags, flag_options_given, game_spec, parse_option_items
+from .cliargs import add_option_flags, flag_options_given, parse_option_items, split_agent_list
+from .fish_positions import GameStudy, StudySettings, distinct_moves, split_value, variant_of
 from .seedplan import Task, options_json
 
 FORMAT = "pipslab-puzzles"
@@ -70,10 +71,8 @@ def add_arguments(parser) -> None:
 
 
 def run(ns) -> int:
-    from .fish import variant_of
-    from .tournament import split_agent_list
     check_out_dir(ns.out)
-    spec = game_spec(ns.game)
+    spec = get_game(ns.game)
     given = flag_options_given(ns)
     given.update(parse_option_items(ns.option or []))
     options = spec.options_for(given)
@@ -104,7 +103,7 @@ def run(ns) -> int:
 
 def find_puzzles(game: str, options: dict, agents, seed: int, n: int, before: int, max_games: int,
                  min_tiles: int = 6) -> dict:
-    spec = game_spec(game)
+    spec = get_game(game)
     # fresh deals: the tournament's duplicate deals would give the same ending twice
     task = Task(game, options_json(options), tuple(agents), seed, duplicate=False)
     study = GameStudy(task, StudySettings(before=before, view_samples=0, seed=seed))

@@ -35,8 +35,9 @@ import numpy as np
 
 from pipslab.agents.registry import make_agent
 from pipslab.envs.errors import Forfeit, PipslabError
+from pipslab.envs.game import get_game
 
-from .games import game_spec, play_game
+from .games import play_game
 
 FORMATS = ("round-robin", "gauntlet")
 
@@ -156,7 +157,7 @@ class GameRunner:
         from .imports import import_user_modules
         import_user_modules(task.imports)
         self.task = task
-        self.spec = game_spec(task.game)
+        self.spec = get_game(task.game)
         self.options = task.options
         self.label = self.spec.variant_label(self.options)
         self.units = game_units(self.spec, self.options)

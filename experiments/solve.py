@@ -42,7 +42,7 @@ from pipslab.envs.dominoes.match import TroshinMatch
 from pipslab.envs.dominoes.notation import parse_position
 from pipslab.envs.errors import PipslabError
 
-from .checks import check_out_dir, count_arg, out_arg, seconds_arg, seed_arg, writing_out
+from .checks import check_out_dir, count_arg, out_arg, seconds_arg, writing_out
 from .files import atomic_write_json
 
 OUTCOME = {1: "win", 0: "draw", -1: "loss"}
@@ -61,7 +61,6 @@ def add_arguments(parser) -> None:
                         help="stop after searching N nodes, likewise")
     parser.add_argument("--max-table", type=count_arg(1000), default=4_000_000, metavar="ENTRIES",
                         help="bound the transposition table (24 bytes an entry; default 4,000,000)")
-    parser.add_argument("--seed", type=seed_arg, default=0, help="unused (the solver is deterministic)")
     parser.add_argument("--out", type=out_arg, default=None, help="also write solve.json to this folder")
 
 

@@ -2,47 +2,11 @@
 
 ``pipslab tournament [GAME] --agents A,B,C --games N --seed S --out DIR``
 
-* **Formats**: ``--format round-robin`` (default: every combination of agents meets) or
-  ``--format gauntlet`` (``--hero`` — default the first agent — against the field).  Any
-  number of seats; in pairs games each agent plays as a team.  Seats are rotated so every
-  agent plays every seat equally.
-* **Duplicate deals** (default; ``--no-duplicate`` turns them off): each deal (shuffle,
-  dice) is replayed with the agents rotated round the table (for 2 players: swapped), so
-  the luck of the deal cancels.  Game ``i`` of seed ``S`` always has the same deal, seats
-  and seeds (see :mod:`pipslab.experiments.seedplan`), so ``pipslab play GAME --replay ID --from
-  DIR`` replays any game exactly.
-* **Records**: one row per game appended to ``DIR/games.csv`` as games finish (flushed
-  within 50 ms — the progress bar counts a game once it is in the file —, fsynced at least
-  every second and at the end): ``game_id`` (unique), game, variant,
-  options, deal, seeds, seats and agents, moves, result, winner, returns, pips left and
-  points of every seat, blocked, passes, draws, duration.  At the end the file is
-  rewritten sorted by ``game_id``.
-* **Tables**: ``summary.csv`` (one row per agent: ``agent, games, wins, draws, losses,
-  win_rate, win_rate_low, win_rate_high`` (Wilson 95%), ``score, avg_pips_left,
-  avg_opp_pips_left, avg_pip_diff, avg_points, blocked_share, blocked_win_rate`` and, for
-  backgammon, gammon and backgammon rates), ``pairings.csv`` (head to head),
-  ``ratings.csv`` (Bradley–Terry on the Elo scale with bootstrap intervals), ``summary.md``;
-  plots ``head_to_head.png``, ``ratings.png``, ``pip_margins.png`` (``--no-plots`` skips).
-* **Error rates**: ``--analyze [SPEC]`` then analyzes every game (``pipslab analyze``, its
-  files in ``DIR/analysis/``; SPEC the reference, default the game's) and adds
-  ``error_rate, error_rate_low, error_rate_high, blunder_rate`` to the summary.
-* **Parallel**: ``--workers N`` processes (default: all cores); ``--backend ray`` runs the
-  same games as Ray tasks.  Records do not depend on either.
-* **Resumable**: ``--resume`` continues an interrupted run in the same folder with the
-  same seed plan — no game is played twice or lost.  Ctrl-C (or ``kill``) stops cleanly
-  and prints the command that resumes.  The folder is the shared experiment runner's
-  (:class:`pipslab.experiments.runner.Run`): ``run.json`` (the plan, command, version, git
-  commit, seeds, sessions with start and end), a lock that refuses a second run on the same
-  folder, and ``games.csv.sums`` (a CRC-32 per flushed block of rows): on ``--resume``
-  damaged rows are dropped and played again, a damaged header is restored from
-  ``run.json`` — each with a note — and what cannot be repaired is refused in one line.
-* **Config files**: ``--config FILE.toml`` (keys as the flags: ``game, agents, games,
-  seed, format, hero, duplicate, workers, backend, out, options, imports`` and the games'
-  option flags — ``mode, players, pairs, match``, from :data:`pipslab.envs.GAMES`); flags
-  given on the command line win.  Ready ones: ``experiments/configs/``.
-
-With no arguments it runs the embedded default: Happy block dominoes, ``random``,
-``heaviest`` and ``suits``, 600 games, seed 0.
+Round-robin or gauntlet, duplicate deals with the seats rotated, one replayable record a
+game in ``DIR/games.csv``, the tables (summary, pairings, Bradley–Terry ratings) and plots,
+in a resumable run folder (:class:`~pipslab.experiments.runner.Run`).  With no arguments:
+Happy block dominoes, ``random``, ``heaviest`` and ``suits``, 600 games, seed 0.  Formats,
+records, tables, config files and ``--resume``: docs/harness.md.
 """
 from __future__ import annotations
 
@@ -58,14 +22,17 @@ from typing import Dict, List, Optional, Tuple
 import pandas as pd
 
 from pipslab.envs.errors import PipslabError
+from pipslab.envs.game import get_game
 
-from .files import atomic_write_text
+from .checks import check_int, check_out, check_seed
+from .cliargs import (BOOL, INT, STR, STRINGS, TABLE, add_option_flags, flag_options_given, kind_of_type,
+                      parse_option_items, split_agent_list)
+from .cliargs import load_config as load_toml
 from .executors import BACKENDS, check_backend, chunked, default_workers, plan_chunks
-from .games import add_option_flags, flag_options_given, game_spec, parse_option_items
+from .files import atomic_write_text
 from .imports import import_specs, import_user_modules
-from .ratings import wilson_interval  # noqa: F401  (re-exported: tests and notebooks import it here)
-from .runner import (BOOL, INT, STR, STRINGS, TABLE, RecordLog, Run, RunInterrupted, check_int, check_out,
-                     check_seed, kind_of_type, recover_records, write_records_file)
+from .records import RecordLog, recover_records, write_records_file
+from .runner import Run, RunInterrupted
 from .seedplan import FORMATS, GameRunner, Plan, Task, game_units, options_json, seed_text, seeds
 from .summary import (format_table, head_to_head, pairwise_rows, pip_margins, ratings_table, summarize,
                       summarize_pairings, unit_rows)
@@ -107,10 +74,10 @@ class TournamentArgs:
         their defaults, then those given)."""
         given = {} if self.mode is None else {"mode": self.mode}
         given.update(self.extra_options)
-        return game_spec(self.game).options_for(given)
+        return get_game(self.game).options_for(given)
 
     def label(self) -> str:
-        return game_spec(self.game).variant_label(self.options())
+        return get_game(self.game).variant_label(self.options())
 
     def out_dir(self) -> Path:
         return Path(self.out if self.out is not None else f"results/tournament-{self.label()}")
@@ -120,7 +87,7 @@ class TournamentArgs:
         parts = ["pipslab", "tournament", self.game, "--agents", ",".join(self.agents),
                  "--games", str(self.games), "--seed", str(self.seed), "--out", str(self.out_dir())]
         opts = self.options()
-        shown = [o.name for o in game_spec(self.game).options_spec if o.always and o.flag]   # e.g. --mode
+        shown = [o.name for o in get_game(self.game).options_spec if o.always and o.flag]   # e.g. --mode
         for key in shown:
             value = opts[key]
             parts += [f"--{key}"] if value is True else ([] if value is False else [f"--{key}", str(value)])
@@ -193,31 +160,6 @@ class TournamentResult:
         return iter((self.games, self.summary, self.pairings))
 
 
-def split_agent_list(text: str) -> List[str]:
-    """``"pimc:samples=50,time=1,random"`` -> ``["pimc:samples=50,time=1", "random"]``.  A
-    ``key=value`` token continues the agent before it, its value may hold a colon
-    (``expectimax:plies=1,eval=rollout:4,pubeval`` is two agents); ``name:key=value``
-    starts a new one."""
-    specs: List[str] = []
-    for tok in (t.strip() for t in text.split(",")):
-        if not tok:
-            raise PipslabError(f"empty agent name in {text!r}")
-        eq, colon = tok.find("="), tok.find(":")
-        if eq > 0 and (colon < 0 or eq < colon) and specs and ":" in specs[-1]:
-            specs[-1] += "," + tok
-        else:
-            specs.append(tok)
-    return specs
-
-
-def schedule(n_agents: int, players: int, games: int, duplicate: bool):
-    """Yield ``(game_index, deal_index, seat_order)`` of a ``players``-seat game without teams."""
-    plan = Plan(n_agents, [[s] for s in range(players)], "round-robin", duplicate)
-    for i in range(games):
-        deal, _, seats = plan.game(i)
-        yield i, deal, tuple(seats)
-
-
 # ------------------------------------------------------------------ records on disk
 def _manifest(args: TournamentArgs) -> dict:
     return {"version": MANIFEST_VERSION, "game": args.game, "options": args.options(), "agents": list(args.agents),
@@ -252,7 +194,7 @@ _FIXED_COLUMNS = ("game_id", "game", "variant", "options", "deal_id", "rotation"
 _NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|-?inf|nan")
 
 
-def _validate(args: TournamentArgs) -> None:
+def check_args(args: TournamentArgs) -> None:
     """Every argument checked before anything is written (one line each)."""
     check_int("--games", args.games, 1, MAX_GAMES)
     check_seed(args.seed)
@@ -296,9 +238,9 @@ def run_tournament(args: TournamentArgs) -> TournamentResult:
     """Play the tournament (or what is left of it, with ``resume``), write every file,
     return the tables.  Raises :class:`TournamentInterrupted` on Ctrl-C (or ``kill``),
     records saved."""
-    _validate(args)
+    check_args(args)
     import_user_modules(args.imports)
-    spec = game_spec(args.game)
+    spec = get_game(args.game)
     options = args.options()
     label = spec.variant_label(options)
     task = Task(args.game, options_json(options), tuple(args.agents), args.seed, args.fmt, args.duplicate,
@@ -465,15 +407,9 @@ def config_schema() -> dict:
     return schema
 
 
-def config_keys() -> set:
-    """The run's keys and the games' flag options (``mode``, ``players``, ``pairs``, ``match``)."""
-    return set(config_schema())
-
-
 def load_config(path_text: str) -> dict:
     """A tournament config (``[tournament]`` table or the whole file), keys and types checked."""
-    from .runner import load_config as load
-    return load(path_text, config_schema(), section="tournament", config_dir=CONFIG_DIR)
+    return load_toml(path_text, config_schema(), section="tournament", config_dir=CONFIG_DIR)
 
 
 def args_from_namespace(ns) -> TournamentArgs:

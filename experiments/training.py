@@ -16,8 +16,9 @@ import torch
 
 from pipslab.envs.errors import PipslabError
 
+from .checks import check_out
 from .files import atomic_path, atomic_write_text
-from .runner import RunLock, check_out
+from .runlock import RunLock
 
 CHECKPOINT = "checkpoint.pt"
 

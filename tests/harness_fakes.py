@@ -3,8 +3,9 @@
 Importing this module registers (:func:`install`; :func:`uninstall` takes them out again):
 
 * games ``fake3`` (3 seats), ``fake4pairs`` (4 seats, partners 0+2 against 1+3) and
-  ``fakegammon`` (2 seats, backgammon-like result: one number of points, gammon flags) in
-  ``pipslab.experiments.games.GAMES``;
+  ``fakegammon`` (2 seats, backgammon-like points: 1, 2 or 3, gammon flags), each a
+  :class:`~pipslab.envs.game.Game` put in ``pipslab.envs.GAMES`` (without the Gymnasium
+  ids :func:`~pipslab.envs.register_game` would add, so that they can be taken out again);
 * agents for them and for Happy: ``t_stand`` / ``t_stand2`` / ``t_stand3`` (always the
   first legal action — identical play under different names), ``t_bump`` (always the last),
   ``t_random``, and ``slow`` (Happy: ``heaviest`` that sleeps ``PIPSLAB_TEST_DELAY`` seconds,
@@ -23,7 +24,7 @@ import pytest
 
 from pipslab.agents.base import Agent
 from pipslab.agents.registry import make_agent, register
-from pipslab.experiments import games as _games
+from pipslab.envs.game import GAMES, Game, outcome_from_returns
 
 
 class FakeState:
@@ -70,46 +71,17 @@ class FakeState:
             return [0.0] * len(self.cards)
         return [1.0 if totals[t] == best else -1.0 for t in self.teams]
 
-    def result(self):
-        r = self.returns()
-        return {"winner": None, "pips_left": [9 - c for c in self.cards], "points": r, "returns": r,
-                "blocked": self.cards[0] % 2 == 0}
+    def outcome(self):
+        return outcome_from_returns(self.returns(), self.teams, pips_left=[9 - c for c in self.cards],
+                                    extra={"blocked": self.cards[0] % 2 == 0, "passes": 0, "draws": 0})
 
     def render(self):
         return f"cards {self.cards}"
 
 
-class FakeSpec:
-    def __init__(self, name, players, teams):
-        self.name = name
-        self._players = players
-        self._teams = tuple(teams)
-
-    def players(self, options):
-        return self._players
-
-    def teams(self, options):
-        return self._teams
-
-    def new_state(self, rng, options):
-        return FakeState(rng.integers(0, 10, size=self._players), self._teams)
-
-    def variant_label(self, options):
-        return self.name
-
-    def render(self, state):
-        return state.render()
-
-    def action_name(self, state, action):
-        return ["stand", "bump"][action]
-
-    def stats(self, state):
-        return {"passes": 0, "draws": 0}
-
-
 class FakeGammonState(FakeState):
     """Two seats; the winner scores 1, 2 (a "gammon": won by 3 or more) or 3 (a
-    "backgammon": by 6 or more), as one number for the game, like backgammon's result."""
+    "backgammon": by 6 or more), like backgammon's result."""
 
     def _points(self):
         margin = abs(self.cards[0] - self.cards[1])
@@ -120,15 +92,18 @@ class FakeGammonState(FakeState):
         sign = 1 if self.cards[0] > self.cards[1] else -1
         return [float(sign * pts), float(-sign * pts)] if pts else [0.0, 0.0]
 
-    def result(self):
-        pts = self._points()
-        return {"winner": None if not pts else (0 if self.cards[0] > self.cards[1] else 1), "points": pts,
-                "gammon": pts >= 2, "backgammon": pts == 3, "pips_left": [9 - c for c in self.cards]}
+    def outcome(self):
+        pts, returns = self._points(), self.returns()
+        points = [pts if r > 0 else -pts for r in returns]   # whole points, as backgammon records them
+        return outcome_from_returns(returns, self.teams, points=points, pips_left=[9 - c for c in self.cards],
+                                    extra={"gammon": pts >= 2, "backgammon": pts == 3, "passes": 0, "draws": 0})
 
 
-class FakeGammonSpec(FakeSpec):
-    def new_state(self, rng, options):
-        return FakeGammonState(rng.integers(0, 10, size=2), (0, 1))
+def _game(name: str, teams, state_class, utility=(-1.0, 1.0)) -> Game:
+    return Game(name=name, seats=len(teams), team_of=lambda options: teams, num_actions=2, utility=utility,
+                make_state=lambda rng, options: state_class(rng.integers(0, 10, size=len(teams)), teams),
+                outcome=lambda state: state.outcome(), render=lambda state: state.render(),
+                action_name=lambda state, action: ["stand", "bump"][action])
 
 
 FAKE_GAMES = ["fake3", "fake4pairs", "fakegammon"]
@@ -166,8 +141,9 @@ class SlowAgent(Agent):
         return self.inner.act(observation, rng)
 
 
-_FAKE_SPECS = {"fake3": FakeSpec("fake3", 3, (0, 1, 2)), "fake4pairs": FakeSpec("fake4pairs", 4, (0, 1, 0, 1)),
-               "fakegammon": FakeGammonSpec("fakegammon", 2, (0, 1))}
+_FAKE_SPECS = {"fake3": _game("fake3", (0, 1, 2), FakeState),
+               "fake4pairs": _game("fake4pairs", (0, 1, 0, 1), FakeState),
+               "fakegammon": _game("fakegammon", (0, 1), FakeGammonState, utility=(-3.0, 3.0))}
 _FAKE_AGENTS = {
     "t_stand": (FAKE_GAMES + ["happy"], lambda game: FirstAgent()),
     "t_stand2": (FAKE_GAMES + ["happy"], lambda game: FirstAgent()),
@@ -181,7 +157,7 @@ _FAKE_AGENTS = {
 def install() -> None:
     """Register the fake games and agents (idempotent)."""
     for name, spec in _FAKE_SPECS.items():
-        _games.GAMES.setdefault(name, spec)
+        GAMES.setdefault(name, spec)
     for name, (games, factory) in _FAKE_AGENTS.items():
         register(name, games=games)(factory)
 
@@ -190,8 +166,8 @@ def uninstall() -> None:
     """Take them out again, so tests elsewhere see only the real games and agents."""
     from pipslab.agents import registry
     for name in _FAKE_SPECS:
-        if _games.GAMES.get(name) is _FAKE_SPECS[name]:
-            del _games.GAMES[name]
+        if GAMES.get(name) is _FAKE_SPECS[name]:
+            del GAMES[name]
     for name in _FAKE_AGENTS:
         registry._REGISTRY.pop(name, None)
 

@@ -1,62 +1,97 @@
-"""DESIGN.md's layering: rules modules import no gymnasium/torch/pandas/matplotlib; agents
-never import experiments; nothing in envs/ imports agents or experiments, and the imports
-inside envs/ form no cycle (function-level and lazy imports counted)."""
+"""The layering of docs/architecture.md: rules modules import no gymnasium/torch/pandas/
+matplotlib; agents never import experiments; nothing in envs/ imports agents or
+experiments; and in every package (envs, agents, experiments, src/pipslab) the imports form
+no cycle (function-level and lazy imports counted) and no module reaches into another's
+``_private`` names."""
 import ast
 import pathlib
 import re
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HEAVY = {"gymnasium", "torch", "pandas", "matplotlib"}
 
-
 ENVS = ROOT / "envs"
+# the packages, by their folders (src/pipslab is the package root, ``pipslab``)
+PACKAGES = {"envs": ENVS, "agents": ROOT / "agents", "experiments": ROOT / "experiments",
+            "pipslab": ROOT / "src" / "pipslab"}
 # a module path written as a string for a lazy import: "pipslab.envs.x" or "pipslab.envs.x:attr"
 MODULE_REF = re.compile(r"pipslab(\.\w+)+(:[\w.]+)?$")
 
 
 def module_of(path: pathlib.Path) -> str:
-    """``envs/dominoes/line.py`` -> ``pipslab.envs.dominoes.line`` (a package: its folder)."""
-    parts = ("pipslab",) + path.relative_to(ROOT).with_suffix("").parts
+    """``envs/dominoes/line.py`` -> ``pipslab.envs.dominoes.line`` (a package: its folder;
+    ``src/pipslab/__init__.py`` -> ``pipslab``)."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    parts = ("pipslab",) + (parts[2:] if parts[:2] == ("src", "pipslab") else parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def is_module(name: str) -> bool:
     """Whether ``pipslab.envs…`` name is a module or package of this repository."""
     parts = name.split(".")
-    if parts[0] != "pipslab" or len(parts) < 2:
+    if parts[0] != "pipslab":
         return False
+    if len(parts) == 1:
+        return True
     base = ROOT.joinpath(*parts[1:])
     return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def modules(folder: pathlib.Path) -> dict:
+    """module name -> path of every module under ``folder``."""
+    return {module_of(p): p for p in sorted(folder.rglob("*.py")) if "__pycache__" not in p.parts}
+
+
+def _package(path: pathlib.Path) -> str:
+    me = module_of(path)
+    return me if path.name == "__init__.py" else me.rpartition(".")[0]
+
+
+def _from_module(node: ast.ImportFrom, package: str) -> str:
+    if node.level:
+        base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+        return ".".join(base + ([node.module] if node.module else []))
+    return node.module or ""
+
+
+def _subprocess_targets(tree) -> set:
+    """Ids of strings that follow ``"-m"`` in a list or tuple: a module run as a program
+    (``[sys.executable, "-m", "pipslab.experiments.cli", …]``), not an import."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.List, ast.Tuple)):
+            for a, b in zip(node.elts, node.elts[1:]):
+                if isinstance(a, ast.Constant) and a.value == "-m" and isinstance(b, ast.Constant):
+                    out.add(id(b))
+    return out
 
 
 def references(path: pathlib.Path) -> set:
     """Every module ``path`` imports anywhere — at module level or inside a function —, as
     absolute names (relative imports resolved; ``from P import N`` names ``P.N`` when N is
     a module, and P too when some N is not), plus module paths written as strings for a lazy import
-    (``lazy("pipslab.envs.x:f")``, ``import_module("pipslab.x")``; docstrings aside)."""
-    me = module_of(path)
-    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    (``lazy("pipslab.envs.x:f")``, ``import_module("pipslab.x")``; docstrings and
+    ``python -m`` targets aside)."""
+    package = _package(path)
     tree = ast.parse(path.read_text())
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                  and node.body and isinstance(node.body[0], ast.Expr)}
+    skip = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr)} | _subprocess_targets(tree)
     out = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module
+            module = _from_module(node, package)
             subs = [f"{module}.{a.name}" for a in node.names]
             if all(is_module(m) for m in subs):  # from P import submodule: the edge is to the submodule
                 out.update(subs)
             else:
                 out.add(module)
                 out.update(subs)
-        elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
               and MODULE_REF.match(node.value)):
             out.add(node.value.partition(":")[0])
     return out
@@ -69,12 +104,164 @@ def layer(name: str) -> str:
     return parts[1] if parts[0] == "pipslab" and len(parts) > 1 else parts[0]
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_uses(path: pathlib.Path, text: str = None) -> set:
+    """``"file:line from M import _x"`` / ``"file:line M._x"`` for every ``_private`` name
+    of another pipslab module that ``path`` imports or reads as an attribute of an imported
+    module (``from .m import _x``, ``m._x``, ``pipslab.x.m._x``), anywhere in the file
+    (``text``: read instead of the file's)."""
+    me, package = module_of(path), _package(path)
+    tree = ast.parse(path.read_text() if text is None else text)
+    where = path.relative_to(ROOT)
+    bound = {}   # local name -> the pipslab module it stands for
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = _from_module(node, package)
+            if not is_module(module):
+                continue
+            for a in node.names:
+                sub = f"{module}.{a.name}"
+                if is_module(sub):
+                    bound[a.asname or a.name] = sub
+                if _private(a.name) and module != me:
+                    out.add(f"{where}:{node.lineno} from {module} import {a.name}")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if is_module(a.name):
+                    bound[a.asname] = a.name if a.asname else None
+                    if not a.asname:
+                        bound["pipslab"] = "pipslab"
+    bound = {k: v for k, v in bound.items() if k and v}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            chain, value = [], node.value
+            while isinstance(value, ast.Attribute):
+                chain.append(value.attr)
+                value = value.value
+            if isinstance(value, ast.Name) and value.id in bound:
+                owner = ".".join([bound[value.id]] + chain[::-1])
+                if is_module(owner) and owner != me:
+                    out.add(f"{where}:{node.lineno} {owner}.{node.attr}")
+    return out
+
+
+def import_graph(folder: pathlib.Path) -> dict:
+    """module -> the modules of the same folder it imports (explicit imports, function-level
+    and lazy ones included; the implicit import of a module's parent packages is no edge)."""
+    mods = modules(folder)
+    return {m: sorted(r for r in references(p) if r in mods and r != m) for m, p in mods.items()}
+
+
+def cycles(graph: dict) -> set:
+    """The import cycles of ``graph``: its strongly connected parts of more than one module
+    (each module of a part reaches every other one), as ``"cycle among a, b, c (a -> b ->
+    c -> a)"`` with one cycle through the part's first module."""
+    index, low, stack, on, parts = {}, {}, [], set(), []
+
+    def connect(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.add(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                parts.append(part)
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return {f"cycle among {', '.join(sorted(part))} ({' -> '.join(_a_cycle(graph, part))})" for part in parts}
+
+
+def _a_cycle(graph: dict, part: set) -> list:
+    """A shortest way from the part's first module back to itself, inside the part."""
+    start = min(part)
+    came = {start: None}
+    frontier = [start]
+    while True:
+        nxt = []
+        for v in frontier:
+            for w in graph[v]:
+                if w == start:
+                    path = [v]
+                    while came[path[-1]] is not None:
+                        path.append(came[path[-1]])
+                    return path[::-1] + [start]
+                if w in part and w not in came:
+                    came[w] = v
+                    nxt.append(w)
+        frontier = nxt
+
+
+def violations() -> set:
+    """Every import cycle inside a package and every cross-module use of a private name."""
+    out = set()
+    for folder in PACKAGES.values():
+        out |= cycles(import_graph(folder))
+        for p in modules(folder).values():
+            out |= {f"private: {u}" for u in private_uses(p)}
+    return out
+
+
+# Violations left in files that other work of issue #20 is rewriting now (the dominoes and
+# backgammon speed-ups own them); each is to be fixed there, then taken off this list:
+# - agents/search_backgammon.py imports the private _gnubg of agents/backgammon.py;
+# - envs/dominoes/engine.py imports the private _deal_unseen and _match_unseen of common.py;
+# - experiments/bench_train.py imports the private _rate of bench_backgammon.py;
+# - bench.py <-> bench_*: every bench_* module imports report() from bench.py, which
+#   imports them (BENCHMARKS): report() belongs in a module of its own that all import.
+KNOWN = {
+    "private: agents/search_backgammon.py:102 from pipslab.agents.backgammon import _gnubg",
+    "private: envs/dominoes/engine.py:71 from pipslab.envs.dominoes.common import _deal_unseen",
+    "private: envs/dominoes/engine.py:71 from pipslab.envs.dominoes.common import _match_unseen",
+    "private: experiments/bench_train.py:33 from pipslab.experiments.bench_backgammon import _rate",
+    "cycle among " + ", ".join(f"pipslab.experiments.{m}" for m in (
+        "bench", "bench_agents", "bench_backgammon", "bench_compare", "bench_dominoes", "bench_harness", "bench_search",
+        "bench_train")),
+}
+
+
+def _without_lines(items) -> set:
+    """The violations without their line numbers (an edit above one moves it)."""
+    return {re.sub(r" \(.*\)$", "", re.sub(r"(\.py):\d+ ", r"\1 ", v)) for v in items}
+
+
 def test_references_see_through_the_namespace():
     # the checks below are only as good as this: absolute, relative and lazy imports of the
     # pipslab namespace resolve to their layer
     refs = references(ROOT / "agents" / "__init__.py")
     assert any(layer(r) == "envs" for r in refs)
     assert layer("pipslab.experiments.cli") == "experiments" and layer("torch.nn") == "torch"
+    assert module_of(ROOT / "src" / "pipslab" / "__init__.py") == "pipslab"
+    assert "pipslab.experiments.tournament" in references(ROOT / "experiments" / "cli.py")   # a string, lazily
+
+
+def test_the_checks_find_what_they_look_for():
+    # every part of a cycle, and both kinds of private use (also inside a function), are seen
+    assert cycles({"a": ["b"], "b": ["c", "a"], "c": ["a"], "d": ["a"]}) == {"cycle among a, b, c (a -> b -> a)"}
+    assert cycles({"a": ["b"], "b": []}) == set()
+    text = ("from .registry import _REGISTRY, register\nfrom pipslab.agents import registry\n"
+            "def f():\n    import pipslab.envs.game\n"
+            "    return registry._load(), registry.make_agent, pipslab.envs.game._call, _REGISTRY._x\n")
+    assert private_uses(ROOT / "agents" / "base.py", text) == {
+        "agents/base.py:1 from pipslab.agents.registry import _REGISTRY",
+        "agents/base.py:5 pipslab.agents.registry._load", "agents/base.py:5 pipslab.envs.game._call"}
 
 
 def test_rules_modules_stay_pure():
@@ -104,27 +291,34 @@ def test_envs_never_import_agents_or_experiments():
                 ["pipslab", "agents"], ["pipslab", "experiments"]), f"{p.relative_to(ROOT)} imports {name}"
 
 
-def test_envs_import_graph_has_no_cycles():
-    # edges are explicit imports, function-level and lazy ones included (the implicit import
-    # of a module's parent packages is not an edge)
-    modules = {module_of(p): p for p in ENVS.rglob("*.py")}
-    graph = {m: sorted(r for r in references(p) if r in modules and r != m) for m, p in modules.items()}
-    assert "pipslab.envs.dominoes.engine" in graph and graph["pipslab.envs.dominoes.engine"]
-    state = dict.fromkeys(graph, 0)  # 0 new, 1 on the path, 2 done
-    path = []
+def test_the_agent_registry_imports_no_plug_in():
+    # plug-ins import the registry, never the other way: the built-in catalogue
+    # (agents/builtin.py) is imported by the package, which hands it to the registry
+    graph = import_graph(ROOT / "agents")
+    assert graph["pipslab.agents.registry"] == ["pipslab.agents.base"]
+    assert "pipslab.agents.builtin" in graph["pipslab.agents"]
+    assert "pipslab.agents.registry" not in graph["pipslab.agents.builtin"]
 
-    def visit(m):
-        state[m] = 1
-        path.append(m)
-        for n in graph[m]:
-            if state[n] == 1:
-                cycle = path[path.index(n):] + [n]
-                raise AssertionError("import cycle inside envs/: " + " -> ".join(cycle))
-            if state[n] == 0:
-                visit(n)
-        path.pop()
-        state[m] = 2
 
-    for m in sorted(graph):
-        if state[m] == 0:
-            visit(m)
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_no_import_cycles_and_no_private_imports(package):
+    found = set()
+    folder = PACKAGES[package]
+    found |= cycles(import_graph(folder))
+    for p in modules(folder).values():
+        found |= {f"private: {u}" for u in private_uses(p)}
+    new = _without_lines(found) - _without_lines(KNOWN)
+    assert not new, "\n".join(sorted(new))
+
+
+def test_the_known_violations_are_still_there():
+    # a listed violation that is gone is taken off KNOWN (so that it cannot come back unseen)
+    gone = _without_lines(KNOWN) - _without_lines(violations())
+    assert not gone, "fixed, take off KNOWN: " + "; ".join(sorted(gone))
+
+
+@pytest.mark.xfail(strict=True, reason="violations left in other work's files (KNOWN): " + "; ".join(sorted(KNOWN)))
+def test_no_violations_at_all():
+    # fails while KNOWN is not empty; once it is, this passes and strict xfail reports it:
+    # then remove this marker
+    assert not violations()

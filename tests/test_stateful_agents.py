@@ -146,8 +146,9 @@ def test_rollout_values_come_from_the_rng_not_from_earlier_calls():
 def test_a_reused_rollout_agent_plays_a_game_as_a_fresh_one(name):
     """Beyond fresh agents per game: the rollout evaluator itself keeps no dice history."""
     from pipslab.agents.registry import make_agent
-    from pipslab.experiments.games import game_spec, play_game
-    spec = game_spec("backgammon")
+    from pipslab.envs.game import get_game
+    from pipslab.experiments.games import play_game
+    spec = get_game("backgammon")
 
     def actions(agent, game_id):
         seen = []
@@ -161,7 +162,7 @@ def test_a_reused_rollout_agent_plays_a_game_as_a_fresh_one(name):
 
 
 def test_agent_lists_keep_parameter_values_with_colons():
-    from pipslab.experiments.tournament import split_agent_list
+    from pipslab.experiments.cliargs import split_agent_list
     assert split_agent_list("expectimax:plies=0,eval=rollout:2,filter=2,pubeval") == [
         "expectimax:plies=0,eval=rollout:2,filter=2", "pubeval"]
     assert split_agent_list("mcts:eval=td:a.pt,iters=3,expectimax:eval=td:b.pt") == [

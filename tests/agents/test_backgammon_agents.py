@@ -74,9 +74,10 @@ def test_human_backgammon_agent_reads_a_number_or_notation():
 
 def test_game_stats():
     from pipslab.envs.backgammon import game_stats
-    from pipslab.experiments.games import game_spec, play_game
+    from pipslab.envs.game import get_game
+    from pipslab.experiments.games import play_game
 
-    state, _, _ = play_game(game_spec("backgammon"), {}, [make_agent("pubeval", "backgammon"),
+    state, _, _ = play_game(get_game("backgammon"), {}, [make_agent("pubeval", "backgammon"),
                                                            make_agent("random", "backgammon")], 0, 1)
     stats = game_stats(state)
     assert stats["points"] in (1, 2, 3) and stats["turns"] > 10

@@ -9,7 +9,7 @@ from pipslab.agents.backgammon_value import swap as _swap
 from pipslab.agents.search_backgammon import ROLL_P, ROLLS, _finished_value, _is_race
 from pipslab.envs.backgammon import BackgammonState, Position, new_game
 from pipslab.envs.errors import PipslabError
-from pipslab.experiments.games import game_spec
+from pipslab.envs.game import get_game
 
 from harness_helpers import play_checked
 
@@ -53,7 +53,7 @@ def test_zero_ply_pubeval_expectimax_plays_like_pubeval():
                                   "mcts:iters=10,eval=rollout", "mcts:iters=20,eval=race",
                                   pytest.param("expectimax:plies=0,eval=rollout,filter=2", marks=pytest.mark.slow)])
 def test_search_agents_finish_games_legally(spec):
-    spec_obj = game_spec("backgammon")
+    spec_obj = get_game("backgammon")
     agents = [make_agent(spec, "backgammon"), make_agent("race", "backgammon")]
     state, moves = play_checked(spec_obj, {}, agents, [3, 0, 0], [3, 1, 0])
     assert moves > 10

@@ -9,7 +9,7 @@ import pytest
 from pipslab.agents.domino_net import domino_nets, load_player
 from pipslab.agents.netfiles import net_path
 from pipslab.agents.registry import make_agent
-from pipslab.experiments.games import game_spec
+from pipslab.envs.game import get_game
 
 from harness_helpers import pipslab, play_checked
 
@@ -31,7 +31,7 @@ def test_a_shipped_net_has_its_model_card_and_plays_its_variant(variant):
     assert f"pipslab train {game}" in meta_card            # the command that trained it
     assert re.search(r"[0-9][0-9,]+ hands", meta_card)      # how much
     assert "wall" in meta_card and "Wilson" in meta_card    # its time and its measured table
-    spec = game_spec(game)
+    spec = get_game(game)
     players = spec.players(options)
     for g in range(2):
         agents = [make_agent("net", game) if s % 2 == g % 2 else make_agent("heaviest", game) for s in range(players)]

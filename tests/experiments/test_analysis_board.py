@@ -16,7 +16,8 @@ from pipslab.envs.backgammon import Position
 from pipslab.envs.backgammon.game import PASS
 from pipslab.envs.dominoes.notation import format_position
 from pipslab.experiments.cli import main as cli_main
-from pipslab.experiments.games import game_spec, play_game
+from pipslab.envs.game import get_game
+from pipslab.experiments.games import play_game
 from pipslab.experiments.serve import start_server
 from test_serve import call, error_of
 
@@ -58,7 +59,7 @@ def domino_positions(n=20, most_tiles=11):
     out, seed = [], 0
     while len(out) < n:
         mode = ("block", "draw")[seed % 2]
-        spec = game_spec("happy")
+        spec = get_game("happy")
         rng = np.random.default_rng(seed)
         state = spec.new_state(rng, spec.options_for({"mode": mode}))
         seed += 1
@@ -87,7 +88,7 @@ def test_a_domino_position_gets_pipslab_solves_values(server, position, capsys):
 def backgammon_rolls():
     """``(Position ID, roll)`` of turns of a random game: every 9th turn, the passes, the bar
     entries and the last turn (a play that ends the game), and the opening position."""
-    spec = game_spec("backgammon")
+    spec = get_game("backgammon")
     turns = []
 
     def on_move(state, player, action):
@@ -174,7 +175,7 @@ def test_a_recorded_backgammon_game_steps_turn_by_turn(tournaments):
 
 # ------------------------------------------------------------------ refused
 def dealt(game, options):
-    spec = game_spec(game)
+    spec = get_game(game)
     return format_position(spec.new_state(np.random.default_rng(0), spec.options_for(options)))
 
 

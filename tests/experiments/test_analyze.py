@@ -22,7 +22,8 @@ from pipslab.envs.errors import PipslabError
 from pipslab.experiments.analyze import (Decision, DecisionRecorder, analyze_record, game_rows, make_reference,
                                          parse_games, reference_for, sees_every_tile, summarize_decisions)
 from pipslab.experiments.cli import main
-from pipslab.experiments.games import game_spec, play_game
+from pipslab.envs.game import get_game
+from pipslab.experiments.games import play_game
 from pipslab.experiments.play import read_records
 from pipslab.experiments.seedplan import new_seat_agents
 
@@ -115,7 +116,7 @@ def test_domino_hidden_tiles_are_sampled_and_a_forced_move_is_not_counted():
     rows = game_rows(0, [Decision(0, 0, "a", forced, forced.legal_actions()[0])], ref, seed=0)
     assert rows[0]["forced"] and rows[0]["loss"] == ""
     # a deal: the opponent's tiles are hidden among the 21 unseen ones
-    spec = game_spec("happy")
+    spec = get_game("happy")
     state = spec.new_state(np.random.default_rng(5), spec.options_for({"mode": "block"}))
     while len(state.legal_actions()) < 3:   # on to a choice between distinct moves
         state.apply(state.legal_actions()[0])
@@ -154,8 +155,8 @@ def test_parse_games():
 def test_replayed_game_analysis_equals_the_live_one(folders, game, reference, capsys):
     records, path = read_records(folders / game)
     record = records[1]
-    ref = make_reference(game_spec(game).family, reference)
-    spec = game_spec(record["game"])
+    ref = make_reference(get_game(game).family, reference)
+    spec = get_game(record["game"])
     live = DecisionRecorder(spec, record["names"])
     play_game(spec, record["options"], new_seat_agents(record["names"], game), record["deal_seed"],
               record["agent_seed"], live.on_move)

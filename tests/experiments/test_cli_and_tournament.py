@@ -7,7 +7,9 @@ import pytest
 from pipslab.agents.registry import make_agent, parse_spec
 from pipslab.envs.errors import PipslabError
 from pipslab.experiments.cli import main
-from pipslab.experiments.tournament import TournamentArgs, run_tournament, split_agent_list, wilson_interval
+from pipslab.experiments.cliargs import split_agent_list
+from pipslab.experiments.ratings import wilson_interval
+from pipslab.experiments.tournament import TournamentArgs, run_tournament
 
 from harness_helpers import pipslab, pipslab_here
 

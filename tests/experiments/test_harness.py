@@ -12,7 +12,7 @@ from pipslab.experiments.cli import main
 from pipslab.experiments.ratings import (bootstrap_ratings, elo_difference, expected_score, fit_bradley_terry,
                                  score_matrix, wilson_interval)
 from pipslab.experiments.seedplan import Plan, game_units, outcome
-from pipslab.experiments.games import game_spec
+from pipslab.envs.game import get_game
 from pipslab.experiments.tournament import CONFIG_DIR, TournamentArgs, load_config, run_tournament
 
 from harness_fakes import fakes_installed  # noqa: F401  (autouse: the fake games, this module only)
@@ -112,9 +112,9 @@ def test_gauntlet_tables_always_hold_the_hero():
 
 
 def test_units_from_teams():
-    assert game_units(game_spec("fake4pairs"), {}) == [[0, 2], [1, 3]]
-    assert game_units(game_spec("fake3"), {}) == [[0], [1], [2]]
-    assert game_units(game_spec("happy"), {"mode": "block"}) == [[0], [1]]
+    assert game_units(get_game("fake4pairs"), {}) == [[0, 2], [1, 3]]
+    assert game_units(get_game("fake3"), {}) == [[0], [1], [2]]
+    assert game_units(get_game("happy"), {"mode": "block"}) == [[0], [1]]
     assert outcome([1, -1]) == ("win", [0]) and outcome([0, 0, 0]) == ("draw", [])
     assert outcome([1, 1, -1]) == ("shared", [0, 1])
 
@@ -274,8 +274,8 @@ def test_ready_configs_are_valid():
     for path in configs:
         cfg = load_config(str(path))
         game = cfg.get("game", "happy")
-        game_spec(game)
-        from pipslab.experiments.tournament import split_agent_list
+        get_game(game)
+        from pipslab.experiments.cliargs import split_agent_list
         agents = cfg["agents"] if isinstance(cfg["agents"], list) else split_agent_list(cfg["agents"])
         for a in agents:
             assert a.partition(":")[0] in agent_names(game), (path.name, a)

@@ -21,7 +21,8 @@ def test_train_a_few_thousand_steps_then_play_a_tournament(tmp_path):
 
     # every move of a game is legal, and a sampling policy replays from the game's rng
     from pipslab.agents.registry import make_agent
-    from pipslab.experiments.games import game_spec, play_game
+    from pipslab.envs.game import get_game
+    from pipslab.experiments.games import play_game
 
     def moves(spec_text):
         seen = []
@@ -30,7 +31,7 @@ def test_train_a_few_thousand_steps_then_play_a_tournament(tmp_path):
             assert action in state.legal_actions()
             seen.append(action)
         agents = [make_agent(spec_text, "happy"), make_agent("random", "happy")]
-        play_game(game_spec("happy"), {"mode": "block"}, agents, [1, 0], [1, 1], on_move=on_move)
+        play_game(get_game("happy"), {"mode": "block"}, agents, [1, 0], [1, 1], on_move=on_move)
         return seen
     assert moves(f"sb3:path={model}") and moves(f"sb3:path={model},sample=true") == moves(f"sb3:path={model},sample=true")
 

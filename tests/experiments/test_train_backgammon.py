@@ -330,7 +330,7 @@ def test_config_file_sets_flags_and_the_command_line_wins(tmp_path, capfd):
 
 @pytest.mark.slow
 def test_a_second_trainer_on_the_same_folder_is_refused(tmp_path):
-    from pipslab.experiments.runner import RunLock
+    from pipslab.experiments.runlock import RunLock
     out = tmp_path / "run"
     out.mkdir()
     lock = RunLock(out).acquire("pipslab train backgammon (the first)")

@@ -4,7 +4,8 @@ import pytest
 
 from pipslab.agents.registry import agent_names, make_agent
 from pipslab.envs.errors import PipslabError
-from pipslab.experiments.games import game_spec, play_game
+from pipslab.envs.game import get_game
+from pipslab.experiments.games import play_game
 
 from dominoes_helpers import t
 from harness_helpers import play_checked
@@ -14,7 +15,7 @@ TROSHIN_OPTIONS = [{"players": 2}, {"players": 3}, {"players": 4}, {"players": 4
 
 
 def test_game_specs_players_teams_and_labels():
-    troshin, triple, happy = game_spec("troshin"), game_spec("triple"), game_spec("happy")
+    troshin, triple, happy = get_game("troshin"), get_game("triple"), get_game("happy")
     assert troshin.players({"players": 4, "pairs": True}) == 4
     assert troshin.teams({"players": 4, "pairs": True}) == (0, 1, 0, 1)
     assert troshin.teams({"players": 3}) == (0, 1, 2)
@@ -30,7 +31,7 @@ def test_game_specs_players_teams_and_labels():
 
 @pytest.mark.parametrize("options", TROSHIN_OPTIONS, ids=str)
 def test_troshin_games_through_the_loop(options):
-    spec = game_spec("troshin")
+    spec = get_game("troshin")
     n = spec.players(options)
     names = ["random", "heaviest", "suits", "partner"][:n]
     agents = [make_agent(a, "troshin") for a in names]
@@ -39,7 +40,7 @@ def test_troshin_games_through_the_loop(options):
         r = state.result()
         assert set(r) >= {"winner", "winners", "draw", "blocked", "pips_left", "points", "returns"}
         assert len(r["points"]) == len(r["pips_left"]) == n
-        stats = spec.stats(state)
+        stats = spec.outcome(state).extra
         assert [stats[f"points_{s}"] for s in range(n)] == r["points"]
         if options.get("match"):
             assert r["match"] and max(r["scores"]) >= 100 and stats["hands"] == r["hands"]
@@ -54,13 +55,13 @@ def test_troshin_games_through_the_loop(options):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_triple_games_through_the_loop(players):
-    spec = game_spec("triple")
+    spec = get_game("triple")
     names = ["greedy", "random", "heaviest", "suits"][:players]
     agents = [make_agent(a, "triple") for a in names]
     for g in range(15):
         state, moves, _ = play_game(spec, {"players": players}, agents, [g, 0], [g, 1])
         r = state.result()
-        stats = spec.stats(state)
+        stats = spec.outcome(state).extra
         assert [stats[f"winnings_{s}"] - stats[f"penalties_{s}"] for s in range(players)] == r["points"]
         assert sorted(r["ranks"])[0] == 1 and abs(sum(r["returns"])) < 1e-9
 
@@ -68,7 +69,7 @@ def test_triple_games_through_the_loop(players):
 def test_every_domino_agent_plays_every_variant():
     for game, options in (("happy", {"mode": "draw"}), ("troshin", {"players": 4, "pairs": True}),
                           ("troshin", {"players": 3, "match": True}), ("triple", {"players": 4})):
-        spec = game_spec(game)
+        spec = get_game(game)
         n = spec.players(options)
         for name in ("random", "heaviest", "suits", "partner", "greedy"):
             if name not in agent_names(game):
@@ -80,7 +81,7 @@ def test_every_domino_agent_plays_every_variant():
 
 
 def test_greedy_beats_random_and_suits_at_triple():
-    spec = game_spec("triple")
+    spec = get_game("triple")
     for rival in ("random", "suits"):
         total = 0.0
         for g in range(120):
