@@ -187,7 +187,8 @@ class RaceAgent(AfterstateAgent):
 
 
 # ---------------------------------------------------------------------- gnubg
-def _gnubg():
+def gnubg_module():
+    """The ``gnubg_nn`` module (GNU BG's nets), or one line saying how to install it."""
     try:
         import gnubg_nn
     except ImportError:
@@ -203,7 +204,7 @@ class GnubgAgent(AfterstateAgent):
 
     def __init__(self):
         super().__init__()
-        self._g = _gnubg()
+        self._g = gnubg_module()
         self._fallback = PubevalAgent()
 
     def choose_play(self, view, plays, rng):

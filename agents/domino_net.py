@@ -28,9 +28,10 @@ built):
 * ``eval=net`` / ``eval=net:NAME|PATH`` (family ``dominoes``) — the value head on the
   evaluator seam: ``pimc:depth=4,eval=net`` scores its depth-limited leaves with it, and
   ``ismcts:eval=net`` its new nodes.
-* ``ismcts:net=NAME`` — ISMCTS guided by the net (:meth:`NetEvaluator.guide`): the
-  policy of the seat to move is the prior of a PUCT selection, the value heads of every
-  seat value the new node (see :mod:`pipslab.agents.search_dominoes`).
+* ``ismcts:eval=net`` (``ismcts:net=NAME`` is an alias of ``eval=net:NAME``) — ISMCTS
+  guided by the net: :meth:`NetEvaluator.prior`, the policy of the seat to move, is the
+  prior of a PUCT selection, and :meth:`NetEvaluator.evaluate`, the value heads of every
+  seat, values the new node (see :mod:`pipslab.agents.search_dominoes`).
 """
 from __future__ import annotations
 
@@ -267,6 +268,13 @@ class NetAgent(Agent):
         return int(np.argmax(p))       # first maximum: ties go to the lowest action id
 
 
+def _moves(state) -> tuple:
+    """Objects a move of ``state`` replaces (its history — a new tuple at every move — and a
+    match's current hand with its history), compared by identity."""
+    hand = getattr(state, "hand", None)
+    return state, getattr(state, "history", None), hand, getattr(hand, "history", None)
+
+
 class NetEvaluator(DominoEvaluator):
     """The value head on the evaluator seam (family ``dominoes``): each seat's value of a
     state is the net's value of **that seat's view** of it (``state.observe(seat)``), so
@@ -278,7 +286,10 @@ class NetEvaluator(DominoEvaluator):
     def check_table(self, game: str, options: dict) -> None:
         self.choice.check_table(game, options)
 
-    def returns(self, states) -> np.ndarray:
+    _last = None   # (_moves(state), the mover's logits) of the last evaluate of one state
+
+    def evaluate(self, states) -> np.ndarray:
+        """``(k, players)``: each seat's value head on its own view (a finished state: its returns)."""
         out = np.zeros((len(states), states[0].variant.players if len(states) else 0))
         rows, where = [], []
         for i, s in enumerate(states):
@@ -290,9 +301,12 @@ class NetEvaluator(DominoEvaluator):
                 rows.append(player.encode(s.observe(seat)))
                 where.append((i, seat))
         if rows:
-            _, values = player.forward(np.stack(rows))
+            logits, values = player.forward(np.stack(rows))
             for (i, seat), v in zip(where, values):
                 out[i, seat] = v
+            if len(states) == 1:   # kept for prior() of the same state (a search asks both)
+                mover = states[0].current_player
+                self._last = (_moves(states[0]), logits[mover])
         return out
 
     def values(self, states, seat: int) -> np.ndarray:
@@ -309,26 +323,24 @@ class NetEvaluator(DominoEvaluator):
             out[where] = player.forward(np.stack(rows))[1]
         return out
 
-    def guide(self, world, legal: Sequence[int]) -> Tuple[Dict[int, float], List[float]]:
-        """``(prior, returns)`` of an unfinished state in one forward pass: the policy of
-        the seat to move over ``legal`` (from its view) and every seat's value (each from
-        its own view).  With two sides (two players, or two pairs) the returns are
-        zero-sum between them, so the mover's view values both — the other side gets
-        minus the mover's value — and one row is encoded instead of one per seat (this
-        is what a search iteration costs)."""
-        player = self.choice.get(world.variant)
-        teams = world.variant.teams
-        mover = world.current_player
-        two_sides = max(teams) == 1
-        seats = (mover,) if two_sides else range(len(teams))
-        x = np.stack([player.encode(world.observe(seat)) for seat in seats])
-        logits, values = player.forward(x)
-        z = logits[0 if two_sides else mover, list(legal)]
-        e = np.exp(z - z.max())
-        e /= e.sum()
-        if two_sides:
-            v = float(values[0])
-            returns = [v if t == teams[mover] else -v for t in teams]
-        else:
-            returns = values.tolist()
-        return dict(zip(legal, e.tolist())), returns
+    def prior(self, states) -> List[Dict[int, float]]:
+        """The policy of the seat to move over its legal actions, from its view, for each
+        unfinished state (``{}`` for a finished one).  Right after :meth:`evaluate` of the
+        same single state (as search asks them) the forward pass is not repeated."""
+        out = []
+        for s in states:
+            if s.is_terminal:
+                out.append({})
+                continue
+            last, self._last = self._last, None
+            if last is not None and all(x is y for x, y in zip(last[0], _moves(s))):
+                logits = last[1]
+            else:
+                player = self.choice.get(s.variant)
+                logits = player.forward(player.encode(s.observe(s.current_player))[None])[0][0]
+            legal = list(s.legal_actions())
+            z = logits[legal]
+            e = np.exp(z - z.max())
+            e /= e.sum()
+            out.append(dict(zip(legal, e.tolist())))
+        return out

@@ -49,7 +49,7 @@ def _sides(state):
     return sides, teams
 
 
-class RolloutEvaluator(DominoEvaluator):
+class DominoRollout(DominoEvaluator):
     """Uniformly random playouts to the end of the game.  The moves come from the
     generator :meth:`reseed` hands over (``ismcts``: its decision's ``random.Random``
     stream, shared with the tree; a numpy generator seeds a ``random.Random`` from one draw);
@@ -132,6 +132,6 @@ class PipsEvaluator(DominoEvaluator):
         return p @ results
 
 
-register_evaluator("dominoes", "rollout", RolloutEvaluator)
+register_evaluator("dominoes", "rollout", DominoRollout)
 register_evaluator("dominoes", "hand", HandEvaluator)
 register_evaluator("dominoes", "pips", PipsEvaluator)

@@ -7,36 +7,43 @@ values a position itself: it asks an evaluator, chosen by name with ``eval=NAME`
 trained network plugs in by name — from any module, a test or ``--import MODULE`` —
 without touching the search code (as OpenSpiel's ``Evaluator``).
 
-The interface (:class:`Evaluator`)
-----------------------------------
-``values(batch, seat) -> numpy array (k,)``
-    The expected return of each of the ``k`` positions in ``batch`` **for ``seat``**, on
-    the game's own scale (below).  A finished position gets its exact result.
-``reseed(rng)``
-    Called by the searching agent at the start of each decision with that decision's
-    generator.  An evaluator that draws random numbers (rollouts) takes them from there,
-    never from a seed or counter of its own: the replay contract of
-    :class:`~pipslab.agents.base.Agent`.  Deterministic evaluators ignore it.
+Two small protocols, one per family (an object that follows one is enough: search wraps
+it with :func:`as_evaluator`; the base classes only add defaults):
+
+* **dominoes** — ``evaluate(states) -> array (k, players)``: every seat's expected return
+  of each state, each seat's value from what that seat may see; optional
+  ``prior(states) -> [{action: probability}]`` for the seat to move (``ismcts`` runs PUCT
+  when there is one, UCB1 otherwise).
+* **backgammon** — ``probabilities(positions) -> array (k, 5)`` (the equity follows by
+  :func:`equity`).  *Rankers* (``pubeval``, ``race``) are a separate protocol,
+  ``afterstate_values(rows, race)``: scores that only order the plays of one roll, used
+  to filter and choose moves, never as a value.
+
+Both may have ``reseed(rng)``, called by the searching agent at the start of each
+decision with that decision's generator: an evaluator that draws random numbers
+(rollouts) takes them from there (the replay contract of :class:`~pipslab.agents.base.Agent`).
 
 Dominoes (family ``"dominoes"``, :class:`DominoEvaluator`)
-    ``batch``: full states — the worlds search samples with ``sample_world(view, rng)``
+    ``states``: full states — the worlds search samples with ``sample_world(view, rng)``
     and the states it reaches from them (:class:`~pipslab.envs.dominoes.engine.DominoState`,
-    ``TripleState``, ``TroshinMatch``); an evaluator must not change them.  ``seat``: a seat
-    index (0..players-1).  Scale: the game's ``returns()`` — zero-sum, +1 for a winner,
-    the losers share the loss (two players: +1 win, 0 draw, -1 loss; pairs: ±1; ``n``
-    single seats: +1 and -1/(n-1) each).  ``returns(batch) -> (k, players)``, the values
-    for every seat at once, is optional (the default asks :meth:`values` seat by seat);
-    ``ismcts`` uses it, so one rollout serves every seat.  The states are sampled worlds
-    with every hand filled in: an evaluator that should judge only what a seat may see
-    values ``state.observe(seat)``.
-    Built in (:mod:`pipslab.agents.dominoes_value`): ``rollout`` (uniformly random play to
-    the end; ``ismcts``'s default), ``hand`` (the solver's tiles-and-pips heuristic;
-    ``pimc``'s default) and ``pips`` (a win chance from the sides' pip counts).
+    ``TripleState``, ``TroshinMatch``); an evaluator must not change them.  Scale: the
+    game's ``returns()`` — zero-sum, +1 for a winner, the losers share the loss; a
+    finished state gets its exact result.  The states are sampled worlds with every hand
+    filled in: an evaluator that should judge only what a seat may see values
+    ``state.observe(seat)`` (as ``eval=net`` does).  ``values(states, seat)``, one seat's
+    column, is derived (the depth-limited solver of ``pimc`` asks it; an evaluator that
+    defines only ``values`` is accepted too).
+    Built in (:mod:`pipslab.agents.dominoes_value`): ``rollout`` (:class:`DominoRollout`,
+    uniformly random play to the end; ``ismcts``'s default), ``hand`` (the solver's
+    tiles-and-pips heuristic; ``pimc``'s default) and ``pips``; ``net``
+    (:mod:`pipslab.agents.domino_net`: value heads and the policy as ``prior``).
 
-Backgammon (family ``"backgammon"``, :class:`BackgammonEvaluator`)
-    ``batch``: boards, ``k x 26`` integer arrays (a :class:`~pipslab.envs.backgammon.Position`
+Backgammon (family ``"backgammon"``, :class:`BackgammonEvaluator`; the built-in ones
+in :mod:`pipslab.agents.backgammon_evaluators`, ``td`` in :mod:`pipslab.agents.td`)
+    ``positions``: boards, ``k x 26`` integer arrays (a :class:`~pipslab.envs.backgammon.Position`
     each), every board **from the side of the player on roll, before his roll** (GNU BG's
-    convention).  ``seat``: :data:`ON_ROLL` (0), the player on roll, or :data:`OPPONENT` (1),
+    convention).  The base class derives ``values(boards, seat)``, search's leaf value;
+    ``seat``: :data:`ON_ROLL` (0), the player on roll, or :data:`OPPONENT` (1),
     the other one — the player who has just moved.  Scale: cubeless equity in points —
     +1 a win, 2 a gammon, 3 a backgammon, negative for a loss — ``OPPONENT``'s value being
     minus ``ON_ROLL``'s.  A board whose opponent has borne off all his checkers is worth
@@ -75,7 +82,7 @@ _REGISTRY: Dict[str, Dict[str, Factory]] = {family: {} for family in FAMILIES}
 
 
 class Evaluator:
-    """The seam (see the module docstring): ``values(batch, seat)`` and ``reseed(rng)``."""
+    """The base of both families' evaluators (see the module docstring); ``reseed(rng)``."""
 
     family = ""
 
@@ -123,17 +130,19 @@ def evaluator_names(family: str) -> List[str]:
 def make_evaluator(family: str, spec) -> Evaluator:
     """``make_evaluator("backgammon", "td:NET")``: the evaluator registered in ``family``
     under the name before the colon, built with the text after it (if any) as its one
-    argument.  An evaluator object is returned as it is."""
+    argument; an object that follows the family's protocol without its base class comes
+    wrapped (:func:`as_evaluator`)."""
     if not isinstance(spec, str):
-        return spec
+        return as_evaluator(family, spec)
     table = evaluators(family)
     name, colon, arg = spec.strip().partition(":")
     if name not in table:
         raise PipslabError(f"unknown {_family(family)} evaluator {name!r}; known: {', '.join(sorted(table))}")
     try:
-        return table[name](arg) if colon else table[name]()
+        made = table[name](arg) if colon else table[name]()
     except TypeError as exc:
         raise PipslabError(f"bad argument for evaluator {spec!r}: {exc}") from None
+    return as_evaluator(family, made)
 
 
 def rollout_count(text) -> int:
@@ -157,26 +166,30 @@ def reseed(evaluator, rng) -> None:
 
 # ------------------------------------------------------------------------ dominoes
 class DominoEvaluator(Evaluator):
-    """A domino evaluator.  Subclasses implement :meth:`estimate` (one unfinished state ->
-    every seat's expected return; finished states are taken care of), or :meth:`values`
-    (then :meth:`returns` asks it seat by seat)."""
+    """A domino evaluator (the dominoes protocol: ``evaluate(states)``, optional ``prior``).
+    Subclasses implement :meth:`estimate` (one unfinished state -> every seat's expected
+    return; finished states are taken care of), or :meth:`evaluate`, or :meth:`values`
+    (then :meth:`evaluate` asks it seat by seat)."""
 
     family = "dominoes"
 
     def estimate(self, state) -> Sequence[float]:
-        raise NotImplementedError(f"{type(self).__name__} implements neither estimate nor values")
+        raise NotImplementedError(f"{type(self).__name__} implements neither estimate, evaluate nor values")
 
     def _estimates(self, states) -> np.ndarray:
         return np.array([state.returns() if state.is_terminal else self.estimate(state) for state in states],
                         dtype=float).reshape(len(states), -1)
 
-    def returns(self, states) -> np.ndarray:
+    def evaluate(self, states) -> np.ndarray:
         """``(k, players)``: every seat's expected return; a finished state's exact returns."""
         if type(self).values is not DominoEvaluator.values:   # the subclass's own values, seat by seat
             return _stack_values(self, states)
         return self._estimates(states)
 
     def values(self, states, seat: int) -> np.ndarray:
+        """One seat's column of :meth:`evaluate` (the depth-limited solver asks this)."""
+        if type(self).evaluate is not DominoEvaluator.evaluate:   # the subclass's own evaluate
+            return np.asarray(self.evaluate(states), dtype=float)[:, seat]
         return self._estimates(states)[:, seat]
 
 
@@ -185,13 +198,33 @@ def _stack_values(evaluator, states) -> np.ndarray:
     return np.array([evaluator.values(states, s) for s in range(players)], dtype=float).T.reshape(len(states), -1)
 
 
-def domino_returns(evaluator, states) -> np.ndarray:
-    """``(k, players)`` expected returns from any domino evaluator: its ``returns`` when
-    it has one, else its ``values`` asked for each seat."""
-    method = getattr(evaluator, "returns", None)
-    if method is not None:
-        return np.asarray(method(states), dtype=float)
-    return _stack_values(evaluator, states)
+class _DominoAdapter(DominoEvaluator):
+    """Any object with ``evaluate(states)`` or ``values(states, seat)`` (and optionally
+    ``prior``, ``reseed``, ``check_table``) as a :class:`DominoEvaluator`."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        for name in ("prior", "check_table"):
+            if callable(getattr(inner, name, None)):
+                setattr(self, name, getattr(inner, name))
+
+    def reseed(self, rng) -> None:
+        reseed(self.inner, rng)
+
+    def evaluate(self, states) -> np.ndarray:
+        if callable(getattr(self.inner, "evaluate", None)):
+            return np.asarray(self.inner.evaluate(states), dtype=float).reshape(len(states), -1)
+        return _stack_values(self.inner, states)
+
+    def values(self, states, seat: int) -> np.ndarray:
+        if callable(getattr(self.inner, "values", None)):
+            return np.asarray(self.inner.values(states, seat), dtype=float)
+        return self.evaluate(states)[:, seat]
+
+
+def has_prior(evaluator) -> bool:
+    """Whether a domino evaluator gives a policy prior (``ismcts`` then runs PUCT)."""
+    return callable(getattr(evaluator, "prior", None))
 
 
 # ---------------------------------------------------------------------- backgammon
@@ -269,8 +302,54 @@ class BackgammonEvaluator(Evaluator):
         return np.where(done != 0, done, scores)
 
 
+class _BackgammonAdapter(BackgammonEvaluator):
+    """Any object with ``probabilities(positions)`` (a value function) and/or
+    ``afterstate_values(rows, race)`` (a ranker), and optionally ``reseed``, as a
+    :class:`BackgammonEvaluator`."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.in_points = bool(getattr(inner, "in_points", False))
+
+    def reseed(self, rng) -> None:
+        reseed(self.inner, rng)
+
+    @property
+    def has_probabilities(self) -> bool:
+        return callable(getattr(self.inner, "probabilities", None))
+
+    def probabilities(self, rows) -> np.ndarray:
+        if not self.has_probabilities:
+            return super().probabilities(rows)
+        return np.asarray(self.inner.probabilities(boards(rows)), dtype=float).reshape(-1, 5)
+
+    def afterstate_values(self, rows, race: bool) -> np.ndarray:
+        if callable(getattr(self.inner, "afterstate_values", None)):
+            return np.asarray(self.inner.afterstate_values(rows, race), dtype=float)
+        return super().afterstate_values(rows, race)
+
+
+def as_evaluator(family: str, evaluator) -> Evaluator:
+    """An evaluator of ``family`` as the search's base class: an instance of it as it is,
+    any other object that follows the family's protocol (the module docstring) wrapped."""
+    family = _family(family)
+    if family == "dominoes":
+        if isinstance(evaluator, DominoEvaluator):
+            return evaluator
+        if callable(getattr(evaluator, "evaluate", None)) or callable(getattr(evaluator, "values", None)):
+            return _DominoAdapter(evaluator)
+        raise PipslabError(f"a domino evaluator has evaluate(states) (or values(states, seat)): "
+                           f"{type(evaluator).__name__} has neither")
+    if isinstance(evaluator, BackgammonEvaluator):
+        return evaluator
+    if callable(getattr(evaluator, "probabilities", None)) or callable(getattr(evaluator, "afterstate_values", None)):
+        return _BackgammonAdapter(evaluator)
+    raise PipslabError(f"a backgammon evaluator has probabilities(positions) (or, a ranker, "
+                       f"afterstate_values(rows, race)): {type(evaluator).__name__} has neither")
+
+
 __all__ = [
     "FAMILIES", "ON_ROLL", "OPPONENT", "WIN", "BackgammonEvaluator", "DominoEvaluator", "Evaluator",
-    "boards", "domino_returns", "equity", "evaluator_names", "evaluators", "make_evaluator",
+    "as_evaluator", "boards", "has_prior", "equity", "evaluator_names", "evaluators", "make_evaluator",
     "register_evaluator", "reseed",
 ]

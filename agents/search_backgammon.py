@@ -1,13 +1,16 @@
 """Backgammon search: n-ply ``expectimax`` and ``mcts`` with chance nodes, over the evaluator seam.
 
 Search values positions only through an evaluator (:mod:`pipslab.agents.evaluators`,
-family ``"backgammon"``, chosen with ``eval=NAME[:ARG]``), which gives two things:
+family ``"backgammon"``, chosen with ``eval=NAME[:ARG]``; the protocol is
+``probabilities(positions)``, an object with only that runs both searches), from which
+:class:`~pipslab.agents.evaluators.BackgammonEvaluator` derives two things:
 
 * **afterstate scores** — of the positions just after each play of one roll, from the
   side of the player who made it — which *rank* the plays (the 0-ply choice, and the
-  reply a searched opponent is assumed to make; ``ranked``);
-* **values** — cubeless equity in points of boards for a seat (``values(boards, seat)``,
-  the seam), comparable across positions — which search compares at its leaves.
+  reply a searched opponent is assumed to make; ``ranked``); a ranker (``pubeval``,
+  ``race``) gives only these, with a calibrated value beside them;
+* **values** — cubeless equity in points of boards for a seat (``values(boards, seat)``),
+  comparable across positions — which search compares at its leaves.
 
 ``eval=pubeval`` is Tesauro's linear evaluator (race weights when the position before the
 play has no contact — as the ``pubeval`` agent) and ``eval=race`` the hand-written
@@ -19,7 +22,8 @@ end (Tesauro & Galperin's Monte Carlo policy improvement; ``eval=rollout:N`` pla
 rollouts per afterstate, default 16); both are in points already, and ``gnubg`` gives
 outcome probabilities as well.  ``eval=td`` is the TD network (:mod:`pipslab.agents.td`); any
 evaluator registered with ``register_evaluator("backgammon", NAME, factory)`` plugs in
-the same way, without touching this module.
+the same way, without touching this module.  The built-in ones are defined in
+:mod:`pipslab.agents.backgammon_evaluators`.
 
 * ``expectimax:plies=N,eval=E,filter=K`` — GNU BG-style n-ply over the ``K`` best plays by
   pubeval (the move filter, default 8).  0-ply picks the candidate ``E`` ranks first
@@ -47,9 +51,10 @@ from pipslab.envs.backgammon.game import ROLL_PROBABILITIES as ROLL_P
 from pipslab.envs.backgammon.game import ROLLS
 from pipslab.envs.errors import PipslabError
 
-from .backgammon import PUBEVAL_CONTACT, PUBEVAL_RACE, AfterstateAgent, RaceAgent, pubeval_scores
-from .backgammon_value import calibration, finished_points, race_mask, swap
-from .evaluators import OPPONENT, ON_ROLL, WIN, BackgammonEvaluator, boards, evaluators, register_evaluator, rollout_count
+from .backgammon import AfterstateAgent
+from .backgammon_evaluators import BackgammonRollout, PubevalEvaluator
+from .backgammon_value import finished_points, race_mask, swap
+from .evaluators import OPPONENT, ON_ROLL, WIN, BackgammonEvaluator, evaluators
 from .evaluators import make_evaluator as _make_evaluator
 from .evaluators import reseed as _reseed
 from .registry import register
@@ -63,110 +68,6 @@ def _finished_value(rows: np.ndarray) -> np.ndarray:
     """For afterstates where the mover has borne off everything: ±WIN×points, else 0."""
     return WIN * finished_points(rows)
 
-
-class CalibratedEvaluator(BackgammonEvaluator):
-    """A ranker whose state value is its calibration (:mod:`pipslab.agents.backgammon_value`)."""
-
-    calibration_name = ""
-
-    def state_values(self, rows):
-        return calibration(self.calibration_name).state_values(rows, self.afterstate_values)
-
-
-class PubevalEvaluator(CalibratedEvaluator):
-    calibration_name = "pubeval"
-
-    def afterstate_values(self, rows, race):
-        s = pubeval_scores(rows, race)
-        return np.where(np.isfinite(s), s, WIN)
-
-
-class RaceEvaluator(CalibratedEvaluator):
-    calibration_name = "race"
-
-    def __init__(self):
-        self._agent = RaceAgent()
-
-    def afterstate_values(self, rows, race):
-        return np.array([self._agent.score(Position._trusted(tuple(int(v) for v in r))) for r in rows])
-
-
-class GnubgEvaluator(BackgammonEvaluator):
-    """GNU Backgammon's 0-ply net (``gnubg_nn.probabilities``): outcome probabilities and
-    cubeless equity, natively of a position with a player on roll.  For evaluation only
-    (``[bench]`` extra)."""
-
-    in_points = True
-
-    def __init__(self):
-        from .backgammon import _gnubg
-        self._g = _gnubg()
-
-    def probabilities(self, rows):
-        rows = boards(rows)
-        out = np.empty((len(rows), 5))
-        for i, r in enumerate(rows):
-            on_roll = Position._trusted(tuple(int(v) for v in r))
-            out[i] = self._g.probabilities(on_roll.to_gnubg(), 0)
-        return out
-
-    def state_values(self, rows):
-        p = self.probabilities(rows)
-        return (2 * p[:, 0] - 1) + (p[:, 1] - p[:, 3]) + (p[:, 2] - p[:, 4])
-
-    def afterstate_values(self, rows, race):
-        return -self.state_values(swap(np.asarray(rows, dtype=np.int64)))
-
-
-class RolloutEvaluator(BackgammonEvaluator):
-    """Monte Carlo rollouts: from each afterstate both sides play on with ``pubeval``'s
-    choices to the end of the game; the value is the mean result in points (±1/2/3) for the
-    player who made the play.  Every afterstate of one call sees the same dice sequences
-    (common random numbers), so differences between plays are not drowned in dice luck.
-    The dice come from the game: :meth:`reseed` draws one number from the game's rng at
-    each decision, and the calls within that decision count on from it; ``seed`` only
-    serves an evaluator used by hand, never reseeded."""
-
-    in_points = True
-
-    def __init__(self, rollouts: int = 16, seed: int = 0):
-        self.rollouts = rollout_count(rollouts)
-        self.seed = seed
-        self._calls = 0
-
-    def reseed(self, rng: np.random.Generator) -> None:
-        self.seed = int(rng.integers(2 ** 63))
-        self._calls = 0
-
-    def afterstate_values(self, rows, race):
-        self._calls += 1
-        before = swap(boards(rows))
-        out = np.zeros(len(before))
-        for k in range(self.rollouts):
-            out -= pubeval_play_outs(before, [self.seed, self._calls, k])
-        return out / self.rollouts
-
-
-def pubeval_play_outs(rows, dice_seed, limit: int = 10_000) -> np.ndarray:
-    """``play_out(row, pubeval_scores, numpy.random.default_rng(dice_seed))`` of every row
-    (k x 26, each from the side of the player on roll, before his roll), all with the
-    same dice, in one compiled call (:func:`pipslab.envs.backgammon.fast.pubeval_rollouts`):
-    the points for the player on roll.  The rolls are drawn from the seed in blocks
-    (numpy's block draws are its one-at-a-time draws, so the dice are ``play_out``'s)."""
-    size = 256
-    while True:
-        rolls = np.random.default_rng(dice_seed).integers(1, 7, size=(min(size, limit), 2))
-        points = fast.pubeval_rollouts(rows, rolls, PUBEVAL_CONTACT, PUBEVAL_RACE, limit)
-        if points is not None:
-            if (points == 0).any():
-                raise RuntimeError(f"play_out: no end after {limit:,} turns")
-            return points
-        size *= 4
-
-
-for _name, _factory in (("pubeval", PubevalEvaluator), ("race", RaceEvaluator), ("gnubg", GnubgEvaluator),
-                       ("rollout", RolloutEvaluator)):
-    register_evaluator("backgammon", _name, _factory)
 
 # The backgammon family's table and builder under their old names (``pipslab calibrate``
 # uses them): ``make_evaluator("td:NET")`` is ``evaluators.make_evaluator("backgammon", "td:NET")``.
@@ -271,7 +172,7 @@ class MCTSAgent(AfterstateAgent):
             raise PipslabError(f"mcts: iters must be at least 1, got {iters}")
         self.iters = iters
         self.evaluator = make_evaluator(eval)
-        if isinstance(self.evaluator, RolloutEvaluator):
+        if isinstance(self.evaluator, BackgammonRollout):
             self.evaluator.rollouts = 1  # the tree does the averaging
         self.c = c
 

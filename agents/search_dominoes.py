@@ -22,25 +22,30 @@ family ``"dominoes"``): ``eval=NAME[:ARG]`` picks any registered evaluator — `
   node's state with the evaluator — every seat's expected return at once; by default
   ``eval=rollout``, finishing the game with uniformly random moves — and backs the values
   up.  Works for every domino variant and player count.  Parameters: ``iters`` (default
-  1000), ``time`` (seconds per move), ``c`` (exploration, default 0.7; 1.5 with ``net``),
-  ``eval``, ``net``, ``compiled``.
-  With random playouts (``eval=rollout[:N]``, no ``net``) on a hand (not a match) the
+  1000), ``time`` (seconds per move), ``c`` (exploration, default 0.7; 1.5 with a prior),
+  ``eval``, ``net``, ``mix``, ``compiled``.
+  With random playouts (``eval=rollout[:N]``) on a hand (not a match) the
   iterations run compiled (:mod:`pipslab.agents.ismcts_compiled`: the same loop, worlds
   from ``engine.packed_world_sampler``, tens of times faster), their generator seeded by
   the decision's first draw from ``rng`` — the same search, other random numbers than
   the Python loop's, so other moves for a seed; ``compiled=false`` runs the Python loop
   (the reference; every other evaluator runs there, rollouts then compiled too unless
   ``compiled=false``).
-  With ``net=NAME|PATH`` (or ``net=shipped``: the variant's shipped net) the search is
-  guided by a policy-and-value network (:mod:`pipslab.agents.domino_net`), as AlphaZero's
-  PUCT but over information sets: a node is valued when it is first reached, in one
-  forward pass, by every seat's value head (each from its own view of the sampled
-  world) — no playout — and the policy of the seat to move there becomes the node's
-  prior; selection maximises ``Q + c * P * sqrt(availability) / (1 + visits)``
-  (availability counts as in plain ISMCTS; an action the prior never saw, legal only in
-  another sampled world, gets ``1 / legal moves``; unvisited children count Q = 0).
-  ``mix=M`` (0 to 1, default 0) values a new node as AlphaGo did: ``(1 - M)`` times the
-  net's values plus ``M`` times one uniformly random playout from the sampled world.
+  One loop, two selection rules, by the evaluator (:mod:`pipslab.agents.evaluators`):
+  an evaluator with a ``prior`` (``eval=net[:NAME|PATH]``, a policy-and-value network,
+  :mod:`pipslab.agents.domino_net`) runs PUCT as AlphaZero's but over information sets:
+  a node is valued when it is first reached by ``evaluate`` (every seat's value, each
+  from its own view of the sampled world) — no playout — and the ``prior`` of the seat to
+  move there is kept for its children; selection maximises
+  ``Q + c * P * sqrt(availability) / (1 + visits)`` (availability counts as in plain
+  ISMCTS; an action the prior never saw, legal only in another sampled world, gets
+  ``1 / legal moves``; unvisited children count Q = 0).  With a uniform prior and zero
+  values this is a round-robin over the legal moves in their order (each unvisited move
+  in turn, then the least visited).  Any other evaluator runs UCB1 as above.
+  ``net=NAME|PATH`` (or ``net=shipped``: the variant's shipped net) is an alias of
+  ``eval=net:NAME|PATH`` (``eval=net``).  ``mix=M`` (0 to 1, default 0; with a prior)
+  values a new node as AlphaGo did: ``(1 - M)`` times the evaluator's values plus ``M``
+  times one uniformly random playout from the sampled world.
 * ``oracle`` — **cheats**: sees every hand and the boneyard order and plays the exact
   solver's move.  Only an upper bound for tables; never a fair opponent.
 
@@ -56,11 +61,11 @@ import numpy as np
 
 from pipslab.envs.dominoes.engine import DominoState, packed_world_sampler, world_sampler
 from pipslab.envs.errors import PipslabError
-from pipslab.envs.game import GAMES
+from pipslab.envs.game import get_game
 
 from .base import Agent, Observation
-from .dominoes_value import HandEvaluator, RolloutEvaluator
-from .evaluators import domino_returns, make_evaluator, reseed
+from .dominoes_value import HandEvaluator, DominoRollout
+from .evaluators import has_prior, make_evaluator, reseed
 from .registry import register
 from .solver import Solver, check_solvable
 
@@ -92,7 +97,7 @@ class _Budget:
 def _check_solver_table(agent: str, game: str, options: dict) -> None:
     """The solver's games: single hands of two sides (Happy; Troshin for 2 or 4 in pairs).
     Refused in one line before the first game otherwise."""
-    state = GAMES[game].new_state(np.random.default_rng(0), options)
+    state = get_game(game).new_state(np.random.default_rng(0), options)
     if not isinstance(state, DominoState):
         raise PipslabError(f"{agent} solves single hands: it cannot play "
                            + ("a Troshin match (drop --match)" if options.get("match") else f"{game}"))
@@ -173,6 +178,7 @@ class _Node:
         self.avail = 1
         self.total = 0.0
         self.player = player  # the seat that chose the action leading here
+        self.prior = None     # PUCT: the evaluator's prior here, once valued
 
 
 class ISMCTSAgent(Agent):
@@ -184,20 +190,21 @@ class ISMCTSAgent(Agent):
                  eval: str = "rollout", net: str = "", mix: float = 0.0, compiled: bool = True):
         self.budget = _Budget("ismcts", "iters", iters, time)
         self.compiled = bool(compiled)
-        self.guided = bool(net)
-        if net and eval != "rollout":
-            raise PipslabError("ismcts: net= values nodes with the net; give net= or eval=, not both")
-        if not 0.0 <= mix <= 1.0 or (mix and not net):
+        if net:   # net=NAME: an alias of eval=net:NAME (net=shipped: the variant's shipped net)
+            if eval != "rollout":
+                raise PipslabError("ismcts: net= values nodes with the net; give net= or eval=, not both")
+            eval = "net" + ("" if net == "shipped" else f":{net}")
+        self.evaluator = make_evaluator("dominoes", eval)
+        self.guided = has_prior(self.evaluator)     # PUCT with the evaluator's prior, else UCB1
+        if not 0.0 <= mix <= 1.0 or (mix and not self.guided):
             raise PipslabError(f"ismcts: mix is the share of a random playout in a node's value beside the "
-                               f"net's, from 0 to 1, and needs net=; got mix={mix}" + ("" if net else " without net="))
+                               f"evaluator's, from 0 to 1, and needs an evaluator with a prior (eval=net); "
+                               f"got mix={mix}" + ("" if self.guided else f" with eval={eval}"))
         self.mix = float(mix)
         self.playout = make_evaluator("dominoes", "rollout") if self.mix else None
-        self.c = c if c is not None else (1.5 if net else 0.7)
-        # net=shipped: the shipped net of the variant being played (found at the first move)
-        self.evaluator = make_evaluator("dominoes", "net" + ("" if net == "shipped" else f":{net}")) if net \
-            else make_evaluator("dominoes", eval)
+        self.c = c if c is not None else (1.5 if self.guided else 0.7)
         for rollout in (self.evaluator, self.playout):
-            if isinstance(rollout, RolloutEvaluator):
+            if isinstance(rollout, DominoRollout):
                 rollout.compiled = self.compiled
 
     def act(self, observation: Observation, rng: np.random.Generator) -> int:
@@ -205,64 +212,99 @@ class ISMCTSAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         view = observation.view
-        if self.guided:
-            return self._act_guided(observation, rng)
         seed = int(rng.integers(1 << 62))
-        if self.compiled and type(self.evaluator) is RolloutEvaluator and view.match is None:
+        if not self.guided and self.compiled and type(self.evaluator) is DominoRollout and view.match is None:
             return self._act_compiled(observation, seed)
         root = _Node(-1)
-        c = self.c
-        log = math.log
-        sqrt = math.sqrt
         budget = self.budget.start()
         # a fast stream for the inner loops, seeded from the caller's generator; the
         # evaluator draws from the same stream (rollout: its playouts)
         fast = random.Random(seed)
-        evaluator = self.evaluator
-        reseed(evaluator, fast)
+        reseed(self.evaluator, fast)
+        if self.playout is not None:
+            reseed(self.playout, fast)
+        descend = self._descend_puct if self.guided else self._descend_ucb
         worlds = world_sampler(view)
         while True:
-            world = worlds(fast)
-            node = root
-            path = []
-            # selection and expansion
-            while not world.is_terminal:
-                acts = world.legal_actions()
-                children = node.children
-                untried = [a for a in acts if a not in children]
-                if untried:
-                    a = untried[fast.randrange(len(untried))] if len(untried) > 1 else untried[0]
-                    for b in acts:
-                        if b in children:
-                            children[b].avail += 1
-                    child = _Node(world.current_player)
-                    children[a] = child
-                    world.apply(a)
-                    path.append(child)
-                    break
-                best_score, best_a = -1e18, acts[0]
-                for b in acts:
-                    ch = children[b]
-                    ch.avail += 1
-                for b in acts:
-                    ch = children[b]
-                    score = ch.total / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
-                    if score > best_score:
-                        best_score, best_a = score, b
-                node = children[best_a]
-                world.apply(best_a)
-                path.append(node)
-            # evaluation: every seat's expected return (exact when the game is over)
-            if world.is_terminal:
-                returns = world.returns()
-            else:
-                returns = domino_returns(evaluator, [world])[0].tolist()
+            path, returns = descend(root, worlds(fast), fast)
             for nd in path:
                 nd.visits += 1
                 nd.total += returns[nd.player]
             if not budget.more():
                 break
         return _most_visited(root, legal)
+
+    def _descend_ucb(self, root: _Node, world, fast: random.Random):
+        """Plain ISMCTS (UCB1 with availability counts): select, expand one untried action,
+        value the new node's state with the evaluator; ``(path, every seat's return)``."""
+        c, log, sqrt = self.c, math.log, math.sqrt
+        node = root
+        path = []
+        while not world.is_terminal:
+            acts = world.legal_actions()
+            children = node.children
+            untried = [a for a in acts if a not in children]
+            if untried:
+                a = untried[fast.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                for b in acts:
+                    if b in children:
+                        children[b].avail += 1
+                child = _Node(world.current_player)
+                children[a] = child
+                world.apply(a)
+                path.append(child)
+                break
+            best_score, best_a = -1e18, acts[0]
+            for b in acts:
+                children[b].avail += 1
+            for b in acts:
+                ch = children[b]
+                score = ch.total / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
+                if score > best_score:
+                    best_score, best_a = score, b
+            node = children[best_a]
+            world.apply(best_a)
+            path.append(node)
+        # evaluation: every seat's expected return (exact when the game is over)
+        if world.is_terminal:
+            return path, world.returns()
+        return path, self.evaluator.evaluate([world])[0].tolist()
+
+    def _descend_puct(self, root: _Node, world, fast: random.Random):
+        """PUCT over information sets (the module docstring): a node is valued when first
+        reached — ``evaluate`` for every seat, ``prior`` of the seat to move kept for its
+        children; ``(path, every seat's return)``."""
+        c, sqrt = self.c, math.sqrt
+        evaluator, mix = self.evaluator, self.mix
+        node = root
+        path = []
+        while True:
+            if world.is_terminal:
+                return path, world.returns()
+            acts = world.legal_actions()
+            if node.prior is None:          # first reached: value it, keep its prior
+                returns = evaluator.evaluate([world])[0].tolist()
+                node.prior = evaluator.prior([world])[0]
+                if mix:   # AlphaGo's mixed leaf value: (1 - mix) * evaluator + mix * one random playout
+                    rolled = self.playout.estimate(world)
+                    returns = [(1 - mix) * v + mix * r for v, r in zip(returns, rolled)]
+                return path, returns
+            children, prior = node.children, node.prior
+            unseen = 1.0 / len(acts)
+            best_score, best_a = -1e18, acts[0]
+            for b in acts:
+                ch = children.get(b)
+                if ch is None:
+                    ch = children[b] = _Node(world.current_player)
+                else:
+                    ch.avail += 1
+                q = ch.total / ch.visits if ch.visits else 0.0
+                score = q + c * prior.get(b, unseen) * sqrt(ch.avail) / (1 + ch.visits)
+                if score > best_score:
+                    best_score, best_a = score, b
+            node = children[best_a]
+            world.apply(best_a)
+            path.append(node)
 
     def _act_compiled(self, observation: Observation, seed: int) -> int:
         """The same iterations with random playouts, compiled (:mod:`pipslab.agents.ismcts_compiled`),
@@ -294,64 +336,11 @@ class ISMCTSAgent(Agent):
         return best_a
 
     def check_table(self, game: str, options: dict) -> None:
-        """With ``net=``, the net must play the variant (one line before any game if not)."""
+        """An evaluator that plays only some variants (``eval=net``) refuses the others in
+        one line before any game."""
         check = getattr(self.evaluator, "check_table", None)
-        if self.guided and check is not None:
+        if check is not None:
             check(game, options)
-
-    def _act_guided(self, observation: Observation, rng: np.random.Generator) -> int:
-        """ISMCTS with the net's prior and values (the module docstring)."""
-        legal = observation.legal_actions
-        view = observation.view
-        root = _Node(-1)
-        root.prior = None
-        c = self.c
-        sqrt = math.sqrt
-        guide = self.evaluator.guide
-        budget = self.budget.start()
-        fast = random.Random(int(rng.integers(1 << 62)))
-        worlds = world_sampler(view)
-        mix, playout = self.mix, self.playout
-        if playout is not None:
-            reseed(playout, fast)
-        while True:
-            world = worlds(fast)
-            node = root
-            path = []
-            while True:
-                if world.is_terminal:
-                    returns = world.returns()
-                    break
-                acts = world.legal_actions()
-                if node.prior is None:          # first reached: value it, keep its prior
-                    node.prior, returns = guide(world, acts)
-                    if mix:   # AlphaGo's mixed leaf value: (1 - mix) * net + mix * one random playout
-                        rolled = playout.estimate(world)
-                        returns = [(1 - mix) * v + mix * r for v, r in zip(returns, rolled)]
-                    break
-                children, prior = node.children, node.prior
-                unseen = 1.0 / len(acts)
-                best_score, best_a = -1e18, acts[0]
-                for b in acts:
-                    ch = children.get(b)
-                    if ch is None:
-                        ch = children[b] = _Node(world.current_player)
-                        ch.prior = None
-                    else:
-                        ch.avail += 1
-                    q = ch.total / ch.visits if ch.visits else 0.0
-                    score = q + c * prior.get(b, unseen) * sqrt(ch.avail) / (1 + ch.visits)
-                    if score > best_score:
-                        best_score, best_a = score, b
-                node = children[best_a]
-                world.apply(best_a)
-                path.append(node)
-            for nd in path:
-                nd.visits += 1
-                nd.total += returns[nd.player]
-            if not budget.more():
-                break
-        return _most_visited(root, legal)
 
 
 class OracleAgent(Agent):

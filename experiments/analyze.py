@@ -106,17 +106,14 @@ class DominoReference:
 
     def check_game(self, spec, options: dict) -> None:
         """One line unless the exact solver plays ``spec`` with ``options``."""
-        from pipslab.agents.solver import check_solvable
-        from pipslab.envs.dominoes.engine import DominoState
         label = spec.variant_label(options)
         if options.get("match"):
             raise PipslabError(f"no exact solver for {label}: the analysis solves single hands, not a match")
-        state = spec.new_state(np.random.default_rng(0), options)
         if getattr(spec, "family", "") != "dominoes":
             raise PipslabError(f"{self.spec} values domino moves: {label} is not a domino game")
-        if not isinstance(state, DominoState):
-            raise PipslabError(f"no exact solver for {label}: it is not a line game")
-        check_solvable(state.variant)
+        refusal = spec.solver_support(options)
+        if refusal:
+            raise PipslabError(refusal)
 
     def judge(self, decision: Decision, rng) -> dict:
         """One decision's fields: ``position``, ``dice``, ``choices`` (distinct results),
@@ -234,7 +231,7 @@ class BackgammonReference:
         self.label = self.spec + self._filter_text() + note
 
     def _gnubg(self, plies: int, filt: int) -> None:
-        from pipslab.agents.search_backgammon import GnubgEvaluator
+        from pipslab.agents.backgammon_evaluators import GnubgEvaluator
 
         class GnubgPlies(GnubgEvaluator):
             """GNU BG's evaluation at ``plies`` (gnubg-nn's own search below the root)."""

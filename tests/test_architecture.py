@@ -37,14 +37,19 @@ def make_shuffler(game):
 class Even:
     """Every unfinished position is even for every seat; a finished one is worth its result."""
 
-    def reseed(self, rng):
-        pass
+    def evaluate(self, states):
+        return np.array([s.returns() if s.is_terminal else [0.0] * s.variant.players for s in states])
 
-    def values(self, batch, seat):
-        return np.array([s.returns()[seat] if s.is_terminal else 0.0 for s in batch])
+
+class Coin:
+    """Every backgammon position a coin toss: no gammons, no backgammons."""
+
+    def probabilities(self, positions):
+        return np.tile([0.5, 0.0, 0.0, 0.0, 0.0], (len(positions), 1))
 
 
 register_evaluator("dominoes", "doc_even", Even)
+register_evaluator("backgammon", "doc_coin", Coin)
 '''
 
 
@@ -65,6 +70,19 @@ def test_a_documented_agent_and_evaluator_play_a_tournament_and_a_game(tmp_path)
     r = pipslab("play", "troshin", "--agents", f"{search},doc_shuffler", "--seed", 2, "--import", bot, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "doc_shuffler" in r.stdout and search in r.stdout
+    pimc = "pimc:samples=2,depth=2,eval=doc_even"
+    r = pipslab("play", "happy", "--agents", f"{pimc},doc_shuffler", "--seed", 3, "--import", bot, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert pimc in r.stdout
+
+
+def test_a_documented_backgammon_evaluator_runs_every_backgammon_search(tmp_path):
+    bot = tmp_path / "my_bot.py"
+    bot.write_text(BOT)
+    searches = "expectimax:plies=1,eval=doc_coin,mcts:iters=12,eval=doc_coin"
+    r = pipslab("play", "backgammon", "--agents", searches, "--seed", 5, "--import", bot, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "expectimax:plies=1,eval=doc_coin" in r.stdout and "mcts:iters=12,eval=doc_coin" in r.stdout
 
 
 def test_every_file_the_page_names_exists():

@@ -116,13 +116,13 @@ def test_the_evaluator_values_each_seat_from_its_view_and_finished_states_exactl
     path = _net(nets, "troshin", {"players": 4, "pairs": True})
     ev = NetEvaluator(path)
     s = _random_position("troshin", {"players": 4, "pairs": True}, 3)
-    r = ev.returns([s])[0]
+    r = ev.evaluate([s])[0]
     assert r.shape == (4,) and np.all(np.abs(r) <= 1)
     assert np.allclose([ev.values([s], seat)[0] for seat in range(4)], r, atol=1e-6)
     done = s.clone()
     while not done.is_terminal:
         done.apply(done.legal_actions()[0])
-    assert list(ev.returns([done])[0]) == list(done.returns())
+    assert list(ev.evaluate([done])[0]) == list(done.returns())
 
 
 @pytest.mark.parametrize("game, options", TABLES)
@@ -151,17 +151,16 @@ def test_mix_one_values_new_nodes_by_the_playout_alone(monkeypatch):
     move of plain net-guided search here (mix=0), and not the move of mix=1 search."""
     from pipslab.agents import domino_net
     path = "happy-block"   # the shipped net
-    s = _random_position("happy", {"mode": "block"}, 5)
-    real = domino_net.NetEvaluator.guide
+    s = _random_position("happy", {"mode": "block"}, 8)
+    real = domino_net.NetEvaluator.evaluate
 
-    def flipped(self, world, legal):
-        prior, returns = real(self, world, legal)
-        return prior, [-v for v in returns]
+    def flipped(self, states):
+        return -real(self, states)
 
     def moves(spec):
         out = []
-        for guide in (real, flipped):
-            monkeypatch.setattr(domino_net.NetEvaluator, "guide", guide)
+        for evaluate in (real, flipped):
+            monkeypatch.setattr(domino_net.NetEvaluator, "evaluate", evaluate)
             out.append(make_agent(spec, "happy").act(_observation(s), np.random.default_rng(0)))
         return out
 
@@ -200,3 +199,30 @@ def test_bad_net_files_are_refused_with_one_line(tmp_path, nets):
         load_player(str(torn))
     with pytest.raises(PipslabError, match="no network file"):
         load_player(str(tmp_path / "missing.pt"))
+
+
+def test_eval_net_and_net_are_one_search():
+    """``ismcts:net=NAME`` is an alias of ``ismcts:eval=net:NAME``: the same PUCT search, the
+    same moves for a seed (and ``net=shipped`` of ``eval=net``)."""
+    for seed in range(3):
+        s = _random_position("happy", {"mode": "block"}, seed)
+        if len(s.legal_actions()) < 2:
+            continue
+        moves = {spec: make_agent(spec, "happy").act(_observation(s), np.random.default_rng(seed))
+                 for spec in ("ismcts:iters=30,eval=net:happy-block", "ismcts:iters=30,net=happy-block",
+                              "ismcts:iters=30,eval=net", "ismcts:iters=30,net=shipped")}
+        assert len(set(moves.values())) == 1, moves
+
+
+def test_the_prior_is_the_policy_of_the_seat_to_move_with_or_without_a_value_first(nets):
+    """``prior`` after ``evaluate`` of the same state reuses its forward pass: the same numbers
+    as ``prior`` alone, a distribution over the legal moves (the ``net`` agent's)."""
+    for game, options in (("happy", {"mode": "block"}), ("troshin", {"players": 4, "pairs": True})):
+        ev = NetEvaluator(_net(nets, game, options))
+        s = _random_position(game, options, 2)
+        ev.evaluate([s])
+        after = ev.prior([s])[0]
+        alone = ev.prior([s])[0]
+        assert set(after) == set(s.legal_actions()) and after.keys() == alone.keys()
+        assert np.allclose([after[a] for a in after], [alone[a] for a in after], atol=1e-6)
+        assert sum(after.values()) == pytest.approx(1.0)

@@ -10,7 +10,7 @@ import pytest
 from pipslab.agents import evaluators as seam
 from pipslab.agents.backgammon_value import finished_points, swap
 from pipslab.agents.base import Observation
-from pipslab.agents.dominoes_value import HandEvaluator, PipsEvaluator, RolloutEvaluator
+from pipslab.agents.dominoes_value import HandEvaluator, PipsEvaluator, DominoRollout
 from pipslab.agents.evaluators import (
     OPPONENT, ON_ROLL, BackgammonEvaluator, DominoEvaluator, equity, make_evaluator, register_evaluator,
 )
@@ -210,7 +210,7 @@ def finished(variant, seed):
 
 @pytest.mark.parametrize("variant", [HAPPY_BLOCK, HAPPY_DRAW, troshin(3), troshin(4, pairs=True), triple(3)])
 def test_domino_values_are_for_the_seat_zero_sum_and_exact_when_finished(variant):
-    evaluators = [RolloutEvaluator(), HandEvaluator(), PipsEvaluator(), make_evaluator("dominoes", "rollout:3")]
+    evaluators = [DominoRollout(), HandEvaluator(), PipsEvaluator(), make_evaluator("dominoes", "rollout:3")]
     for ev in evaluators:
         ev.reseed(random.Random(0))
     end = finished(variant, 1)
@@ -220,7 +220,7 @@ def test_domino_values_are_for_the_seat_zero_sum_and_exact_when_finished(variant
     states = [played(variant, seed, 6) for seed in range(4)]
     states = [s for s in states if not s.is_terminal]
     for ev in (HandEvaluator(), PipsEvaluator()):
-        r = ev.returns(states)
+        r = ev.evaluate(states)
         assert r.shape == (len(states), variant.players)
         assert np.allclose(r.sum(axis=1), 0) and np.all(np.abs(r) < 1)
         for seat in range(variant.players):
@@ -234,10 +234,10 @@ def test_pips_favours_the_lighter_hand_and_rollout_leaves_its_input_alone():
     assert np.sign(v) == np.sign(pips[1] - pips[0])
     assert v == pytest.approx(np.tanh((pips[1] - pips[0]) / 10))
     before = (s.hands[:], s.current_player, s.bpos, s.is_terminal)
-    a, b = RolloutEvaluator(4), RolloutEvaluator(4)
+    a, b = DominoRollout(4), DominoRollout(4)
     a.reseed(np.random.default_rng(7))
     b.reseed(np.random.default_rng(7))
-    assert np.array_equal(a.returns([s]), b.returns([s]))     # the numbers come from reseed's rng
+    assert np.array_equal(a.evaluate([s]), b.evaluate([s]))     # the numbers come from reseed's rng
     assert (s.hands, s.current_player, s.bpos, s.is_terminal) == before
 
 
@@ -291,6 +291,6 @@ def test_hand_through_the_seam_is_the_solvers_inline_heuristic():
 
 
 def test_default_domino_evaluators_are_todays():
-    assert isinstance(make_agent("ismcts:iters=5", "happy").evaluator, RolloutEvaluator)
+    assert isinstance(make_agent("ismcts:iters=5", "happy").evaluator, DominoRollout)
     assert type(make_agent("pimc:samples=2", "happy").evaluator) is HandEvaluator
     assert isinstance(make_evaluator("dominoes", "hand"), DominoEvaluator)

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import chi2_contingency
 
 from pipslab.agents.base import Observation
-from pipslab.agents.dominoes_value import RolloutEvaluator
+from pipslab.agents.dominoes_value import DominoRollout
 from pipslab.agents.registry import make_agent
 from pipslab.agents.search_dominoes import ISMCTSAgent
 from pipslab.envs.dominoes.engine import deal
@@ -61,7 +61,7 @@ def test_compiled_iterations_replay_and_keep_their_budgets():
 
 def test_the_python_loop_is_kept_for_other_evaluators_and_matches():
     agent = make_agent("ismcts:iters=10,eval=hand", "happy")
-    assert not isinstance(agent.evaluator, RolloutEvaluator)
+    assert not isinstance(agent.evaluator, DominoRollout)
     assert make_agent("ismcts:iters=10,compiled=false", "happy").evaluator.compiled is False
     rng = np.random.default_rng(0)
     from pipslab.envs.dominoes.match import new_match
@@ -79,13 +79,13 @@ def test_compiled_rollout_evaluator_estimates_what_python_playouts_do(name):
     for _ in range(5):
         legal = s.legal_actions()
         s.apply(legal[rng.randrange(len(legal))])
-    fast, slow = RolloutEvaluator(), RolloutEvaluator(compiled=False)
+    fast, slow = DominoRollout(), DominoRollout(compiled=False)
     fast.reseed(np.random.default_rng(0))
     slow.reseed(np.random.default_rng(0))
     a = np.array([fast.estimate(s) for _ in range(3000)])
     b = np.array([slow.estimate(s) for _ in range(3000)])
     se = np.sqrt(a.var(axis=0) / len(a) + b.var(axis=0) / len(b))
     assert np.all(np.abs(a.mean(axis=0) - b.mean(axis=0)) < 4 * se + 1e-9)
-    again = RolloutEvaluator()
+    again = DominoRollout()
     again.reseed(np.random.default_rng(0))
     assert [again.estimate(s) for _ in range(5)] == a[:5].tolist()    # seeded by the reseed

@@ -165,3 +165,37 @@ def test_ismcts_plays_every_variant_and_player_count(game, options):
     agents = [make_agent("ismcts:iters=25", game)] + [make_agent("random", game) for _ in range(n - 1)]
     state, _ = play_checked(spec, options, agents, [2, 0, 0], [2, 1, 0])
     assert len(state.returns()) == n
+
+
+class _UniformZero:
+    """The dominoes protocol at its smallest, with a prior: every unfinished state is worth
+    0 to every seat and every legal move is equally likely."""
+
+    def evaluate(self, states):
+        return np.array([s.returns() if s.is_terminal else [0.0] * s.variant.players for s in states], dtype=float)
+
+    def prior(self, states):
+        return [{a: 1 / len(s.legal_actions()) for a in s.legal_actions()} for s in states]
+
+
+def test_puct_with_a_uniform_prior_and_zero_values_is_a_round_robin_over_the_legal_moves(monkeypatch):
+    """What PUCT reduces to when the prior and the values say nothing: the first iteration
+    values the root, then every iteration takes the least visited root move (ties: the first
+    in legal order), so after ``1 + m*n + k`` iterations the first ``k`` moves have ``m + 1``
+    visits and the rest ``m`` (no game ends within a few placements of the deal)."""
+    from pipslab.agents import search_dominoes
+    from pipslab.agents.evaluators import register_evaluator
+    register_evaluator("dominoes", "test-uniform-zero", _UniformZero)
+    roots = []
+    real = search_dominoes._most_visited
+    monkeypatch.setattr(search_dominoes, "_most_visited", lambda root, legal: roots.append(root) or real(root, legal))
+    s = deal(HAPPY_DRAW, np.random.default_rng(3))
+    while len(s.legal_actions()) < 3:
+        s.apply(s.legal_actions()[0])
+    legal = s.legal_actions()
+    n, m, k = len(legal), 2, 1
+    agent = make_agent(f"ismcts:iters={1 + m * n + k},eval=test-uniform-zero", "happy")
+    assert agent.guided and agent.c == 1.5
+    assert agent.act(observation(s), np.random.default_rng(0)) == legal[0]
+    visits = [roots[-1].children[a].visits for a in legal]
+    assert visits == [m + 1] * k + [m] * (n - k)

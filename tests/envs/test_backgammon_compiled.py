@@ -149,7 +149,7 @@ def test_compiled_random_games_are_seeded():
 def test_compiled_pubeval_rollouts_equal_play_out():
     from pipslab.agents.backgammon import pubeval_scores
     from pipslab.agents.backgammon_value import play_out
-    from pipslab.agents.search_backgammon import pubeval_play_outs
+    from pipslab.agents.backgammon_evaluators import pubeval_play_outs
     boards = np.array(turn_positions(120, 21) + [Position.start()], dtype=np.int64)
     for seed in range(3):
         got = pubeval_play_outs(boards, [seed, 1, 2])
