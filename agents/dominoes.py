@@ -18,12 +18,36 @@ from pipslab.envs.dominoes.engine import decode
 from pipslab.envs.dominoes.tiles import FULL_SET, HEAVINESS, OTHER_HALF, SUIT, TILES, count
 from pipslab.envs.dominoes.triple import placement_score, scoring_mask
 from pipslab.envs.errors import PipslabError, excerpt
-from pipslab.envs.game import GAMES
 
 from .base import Agent, Observation
 from .registry import register
 
-DOMINO_GAMES = GAMES.family("dominoes")   # happy, troshin, triple (pipslab.envs.dominoes.games)
+FAMILY = "dominoes"   # the games they play: every game of the family, resolved at lookup
+
+
+def _variant(game):
+    """The domino variant ``game`` deals with its default options (None: not a domino game)."""
+    if getattr(game, "family", "") != FAMILY:
+        return None
+    key = id(game)
+    if _VARIANTS.get(key, (None,))[0] is not game:
+        _VARIANTS[key] = (game, getattr(game.new_state(np.random.default_rng(0)), "variant", None))
+    return _VARIANTS[key][1]
+
+
+_VARIANTS: dict = {}
+
+
+def line_game(game) -> bool:
+    """A domino game laid in a line (Happy, Troshin, and any line variant registered later)."""
+    v = _variant(game)
+    return v is not None and v.layout == "line"
+
+
+def luck_game(game) -> bool:
+    """A domino game scored by Triple's rule (placements that make the count score)."""
+    v = _variant(game)
+    return v is not None and v.scoring == "triple"
 
 
 class _ScoredAgent(Agent):
@@ -171,21 +195,21 @@ class GreedyAgent(Agent):
         return v.pass_action if v.pass_action in legal else legal[0]
 
 
-@register("heaviest", games=DOMINO_GAMES)
+@register("heaviest", family=FAMILY)
 def _make_heaviest(game: str) -> HeaviestAgent:
     return HeaviestAgent()
 
 
-@register("suits", games=DOMINO_GAMES)
+@register("suits", family=FAMILY)
 def _make_suits(game: str) -> SuitsAgent:
     return SuitsAgent()
 
 
-@register("partner", games=["happy", "troshin"])
+@register("partner", when=line_game)
 def _make_partner(game: str) -> PartnerAgent:
     return PartnerAgent()
 
 
-@register("greedy", games=["triple"])
+@register("greedy", when=luck_game)
 def _make_greedy(game: str, risk: float | None = None) -> GreedyAgent:
     return GreedyAgent(risk=risk)

@@ -10,7 +10,6 @@ from pipslab.envs.dominoes.engine import action_name
 from pipslab.envs.dominoes.tiles import format_tiles, tiles_of
 
 from pipslab.envs.errors import PipslabError
-from pipslab.envs.game import GAMES
 
 from .base import Agent, Observation
 from .registry import register
@@ -53,6 +52,6 @@ class HumanAgent(Agent):
             self._write(f"{answer!r} is not legal here")
 
 
-@register("human", games=GAMES.family("dominoes"))
+@register("human", family="dominoes")
 def _make_human(game: str):
     return HumanAgent()

@@ -30,7 +30,7 @@ def _td_evaluator(net: str = DEFAULT_NET):
 register_evaluator("backgammon", "td", _td_evaluator)
 
 
-@register("net", games=["happy", "troshin", "triple"])
+@register("net", family="dominoes")
 def _make_net(game: str, net: str = "", sample: bool = False):
     from .domino_net import NetAgent
     return NetAgent(net=net or None, sample=sample)

@@ -4,8 +4,10 @@ A spec is ``NAME`` or ``NAME:key=value,key=value``.  Every agent module register
 factories here with :func:`register`; a factory is called as ``factory(game, **params)``.
 The registry imports no agent module: the first lookup by name imports the catalogue
 modules (:func:`add_catalogue`; the built-in agents are :mod:`pipslab.agents.builtin`).
-Game names are those of :data:`pipslab.envs.GAMES`; an agent registered with
-``games=None`` (``random``) plays every game there, also games registered later.
+Game names are those of :data:`pipslab.envs.GAMES`; which games an agent plays is resolved
+at lookup time (:class:`Scope`): registered with ``games=None`` (``random``) it plays every
+game there, with ``family="dominoes"`` every domino game, with ``when=`` (or a callable
+``games=``) those its predicate on the Game takes — games registered later included.
 
 Parameters are checked when the agent is built, against what it declares: the factory's
 keyword arguments or, for a factory taking ``**params`` whose return annotation is a
@@ -24,7 +26,7 @@ import math
 import re
 import types
 import typing
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from pipslab.envs.errors import PipslabError, excerpt
 from pipslab.envs.game import GAMES, get_game
@@ -32,22 +34,80 @@ from pipslab.envs.game import GAMES, get_game
 from .base import Agent
 
 Factory = Callable[..., Agent]
-_REGISTRY: Dict[str, Tuple[Factory, Optional[frozenset]]] = {}
 
 
-def register(name: str, games: Optional[Iterable[str]] = None) -> Callable[[Factory], Factory]:
-    """Decorator: make ``factory`` available as ``name`` for the given games (``None``: for
-    every game).  Registering a name again for games it did not play yet adds them, with
-    this factory for those games (``human``: the dominoes module's for the domino games,
-    the backgammon module's for backgammon); otherwise the new factory replaces the old."""
+class Scope:
+    """The games an agent plays, resolved at lookup time against :data:`GAMES` (so a game
+    registered later, by ``--import``, is played by every agent whose scope takes it):
+    ``games`` — these names (None: any); ``family`` — games of this family
+    (``"dominoes"``); ``when`` — a predicate on the :class:`~pipslab.envs.game.Game`
+    (``lambda g: g.solver_support() is None``).  All given must hold; none given: every
+    game.  ``parts`` — a union of scopes (a name registered for disjoint games twice)."""
+
+    __slots__ = ("games", "family", "when", "parts")
+
+    def __init__(self, games=None, family: Optional[str] = None, when: Optional[Callable] = None, parts=()):
+        self.games = None if games is None else frozenset(games)
+        self.family, self.when, self.parts = family, when, tuple(parts)
+
+    @property
+    def everything(self) -> bool:
+        return self.games is None and self.family is None and self.when is None and not self.parts
+
+    def plays(self, game: str) -> bool:
+        g = GAMES.get(game) if isinstance(game, str) else None
+        if g is None:
+            return False
+        if self.parts:
+            return any(s.plays(game) for s in self.parts)
+        if self.games is not None and game not in self.games:
+            return False
+        if self.family is not None and getattr(g, "family", "") != self.family:
+            return False
+        if self.when is not None:
+            try:
+                return bool(self.when(g))
+            except PipslabError:
+                return False
+        return True
+
+    def __contains__(self, game: str) -> bool:
+        return self.plays(game)
+
+    def disjoint(self, other: "Scope") -> bool:
+        """No game both take: by their names when both list names, else among the games
+        registered now."""
+        if self.everything or other.everything:
+            return False
+        if self.games is not None and other.games is not None and not (self.parts or other.parts):
+            return not self.games & other.games
+        return not any(self.plays(n) and other.plays(n) for n in GAMES)
+
+
+_REGISTRY: Dict[str, Tuple[Factory, Scope]] = {}
+
+
+def register(name: str, games=None, family: Optional[str] = None,
+             when: Optional[Callable] = None) -> Callable[[Factory], Factory]:
+    """Decorator: make ``factory`` available as ``name`` for the games of a :class:`Scope`,
+    resolved when an agent is looked up: ``games`` — a list of names, or a predicate on the
+    Game (None: any); ``family`` — every game of that family (``"dominoes"``), also one
+    registered later; ``when`` — a predicate on the Game.  Nothing given: every game.
+    Registering a name again for games it did not play yet adds them, with this factory
+    for those games (``human``: the dominoes module's for the domino games, the backgammon
+    module's for backgammon); otherwise the new factory replaces the old."""
+    if callable(games):
+        games, when = None, (games if when is None else (lambda g, a=games, b=when: a(g) and b(g)))
+    elif isinstance(games, str):
+        games = [games]
 
     def deco(factory: Factory) -> Factory:
-        new = None if games is None else frozenset(games)
+        new = Scope(games, family, when)
         old = _REGISTRY.get(name)
-        if old is not None and new is not None and old[1] is not None and not new & old[1]:
-            table = dict(getattr(old[0], "per_game", None) or {g: old[0] for g in old[1]})
-            table.update((g, factory) for g in new)
-            _REGISTRY[name] = (_per_game(table), old[1] | new)
+        if old is not None and old[1].disjoint(new):
+            table = list(getattr(old[0], "per_scope", None) or [(old[1], old[0])])
+            table.append((new, factory))
+            _REGISTRY[name] = (_per_scope(table), Scope(parts=[s for s, _ in table]))
         else:
             _REGISTRY[name] = (factory, new)
         return factory
@@ -55,16 +115,24 @@ def register(name: str, games: Optional[Iterable[str]] = None) -> Callable[[Fact
     return deco
 
 
-def _per_game(table: Dict[str, Factory]) -> Factory:
+def _per_scope(table: List[Tuple[Scope, Factory]]) -> Factory:
     def factory(game: str, **params) -> Agent:
-        return table[game](game, **params)
+        return _pick(table, game)(game, **params)
 
-    factory.per_game = table
+    factory.per_scope = table
     return factory
 
 
-def _plays(games: Optional[frozenset], game: str) -> bool:
-    return game in GAMES if games is None else game in games
+def _pick(table: List[Tuple[Scope, Factory]], game: str) -> Factory:
+    """The factory of the last scope of ``table`` that plays ``game``."""
+    for scope, f in reversed(table):
+        if scope.plays(game):
+            return f
+    return table[-1][1]
+
+
+def _plays(scope: Scope, game: str) -> bool:
+    return scope.plays(game)
 
 
 def parse_value(text: str):
@@ -127,9 +195,9 @@ def _read_declared(factory: Factory, game: str) -> Optional[Dict[str, Tuple[Any,
     """``{name: (type, default)}`` of the parameters the agent takes (besides ``game``), or
     None when it takes any (``**params`` all the way down, or a signature that cannot be
     read)."""
-    table = getattr(factory, "per_game", None)
+    table = getattr(factory, "per_scope", None)
     if table is not None:
-        factory = table.get(game, factory)
+        factory = _pick(table, game)
     try:
         sig = inspect.signature(factory)
     except (TypeError, ValueError):

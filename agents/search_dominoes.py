@@ -59,7 +59,7 @@ import time
 
 import numpy as np
 
-from pipslab.envs.dominoes.engine import DominoState, packed_world_sampler, world_sampler
+from pipslab.envs.dominoes.engine import packed_world_sampler, world_sampler
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import get_game
 
@@ -67,7 +67,7 @@ from .base import Agent, Observation
 from .dominoes_value import HandEvaluator, DominoRollout
 from .evaluators import has_prior, make_evaluator, reseed
 from .registry import register
-from .solver import Solver, check_solvable
+from .solver import Solver
 
 
 class _Budget:
@@ -95,16 +95,16 @@ class _Budget:
 
 
 def _check_solver_table(agent: str, game: str, options: dict) -> None:
-    """The solver's games: single hands of two sides (Happy; Troshin for 2 or 4 in pairs).
-    Refused in one line before the first game otherwise."""
-    state = get_game(game).new_state(np.random.default_rng(0), options)
-    if not isinstance(state, DominoState):
-        raise PipslabError(f"{agent} solves single hands: it cannot play "
-                           + ("a Troshin match (drop --match)" if options.get("match") else f"{game}"))
-    try:
-        check_solvable(state.variant)
-    except PipslabError as exc:
-        raise PipslabError(f"{agent}: {exc}") from None
+    """The solver's games (:meth:`Game.solver_support`: single hands of two sides, a scoring
+    rule the solver knows); refused in one line before the first game otherwise."""
+    refusal = get_game(game).solver_support(options)
+    if refusal is not None:
+        raise PipslabError(f"{agent}: {refusal}")
+
+
+def _solvable(game) -> bool:
+    """A domino game whose default options the exact solver can play (pimc, oracle)."""
+    return game.solver_support() is None
 
 
 def _best(values: dict) -> int:
@@ -365,16 +365,16 @@ class OracleAgent(Agent):
         return _best(self.solver.move_values(state))
 
 
-@register("pimc", games=["happy", "troshin"])
+@register("pimc", family="dominoes", when=_solvable)
 def _make_pimc(game: str, **params) -> PIMCAgent:
     return PIMCAgent(**params)
 
 
-@register("ismcts", games=["happy", "troshin", "triple"])
+@register("ismcts", family="dominoes")
 def _make_ismcts(game: str, **params) -> ISMCTSAgent:
     return ISMCTSAgent(**params)
 
 
-@register("oracle", games=["happy", "troshin"])
+@register("oracle", family="dominoes", when=_solvable)
 def _make_oracle(game: str, **params) -> OracleAgent:
     return OracleAgent(**params)

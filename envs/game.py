@@ -315,7 +315,10 @@ class Game:
     type).  ``env_id`` — the Gymnasium id (every registered game gets one: this, or
     ``pipslab/<name>-v0``); ``env_aliases`` — older ids of it, kept as deprecated aliases
     that warn; ``env_mixin`` — ``"module:Class"``, a mixin of game-specific methods the
-    one Gymnasium class composes in (backgammon's ``afterstates()``)."""
+    one Gymnasium class composes in (backgammon's ``afterstates()``).  ``solver(options)``
+    — None when the exact domino solver (:mod:`pipslab.agents.solver`) plays the game with
+    these options, else one line saying why not (no ``solver``: it plays none of it); ask
+    :meth:`solver_support`."""
 
     name: str
     make_state: Callable[[Optional[np.random.Generator], Mapping[str, Any]], Any]
@@ -342,6 +345,7 @@ class Game:
     perfect_information: bool = False
     env_aliases: Tuple[str, ...] = ()
     env_mixin: Optional[str] = None
+    solver: Optional[Callable[[Mapping[str, Any]], Optional[str]]] = None
 
     def __post_init__(self):
         opts = tuple(self.options_spec)
@@ -427,6 +431,15 @@ class Game:
     def variant_label(self, options: Optional[Mapping[str, Any]] = None) -> str:
         opts = self.resolve(options)
         return self.label(opts) if self.label is not None else self.name
+
+    def solver_support(self, options: Optional[Mapping[str, Any]] = None) -> Optional[str]:
+        """None when the exact solver can play this game with ``options`` (layout, sides,
+        match play, scoring rule: what the game's ``solver`` checks), else one refusal line
+        (``"no exact solver for …: …"``)."""
+        opts = self.resolve(options)
+        if self.solver is None:
+            return f"no exact solver for {self.variant_label(opts)}: the solver plays domino hands of two sides"
+        return self.solver(opts)
 
     # ------------------------------------------------------------------ states
     def new_state(self, rng, options: Optional[Mapping[str, Any]] = None):

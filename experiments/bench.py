@@ -18,8 +18,7 @@ import importlib
 
 from pipslab.envs.errors import PipslabError
 
-from .checks import check_out_dir, count_arg, out_arg, seconds_arg, seed_arg, writing_out
-from .files import atomic_write_json
+from .checks import check_out_dir, count_arg, out_arg, seconds_arg, seed_arg
 
 # game -> module with ``add_arguments(parser)`` and ``run(args)``
 BENCHMARKS = {
@@ -44,8 +43,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--moves", type=count_arg(1), default=None,
                         help="ismcts, agents: decisions to time (default 20)")
     parser.add_argument("--agents", default=None, help="agents: the domino agents to time, comma-separated")
-    parser.add_argument("--game", dest="bench_game", default=None, choices=("happy", "troshin", "triple"),
-                        help="agents: the domino game (default happy)")
+    parser.add_argument("--game", dest="bench_game", default=None,
+                        help="agents: the domino game (default happy; any game of the dominoes family)")
     parser.add_argument("--mode", default=None, choices=("block", "draw"), help="agents: Happy's mode")
     parser.add_argument("--players", type=count_arg(2), default=None, help="agents: seats (troshin, triple)")
     parser.add_argument("--pairs", action="store_true", default=None, help="agents: Troshin in pairs")
@@ -54,22 +53,6 @@ def add_arguments(parser) -> None:
                              "with this checkout's runs, and print both side by side")
     parser.add_argument("--rounds", type=count_arg(1), default=None,
                         help="--compare: runs of each checkout, in alternating order (default 2)")
-
-
-def report(args, result: dict, table: str, filename: str) -> int:
-    """Print ``table``; write ``result`` to ``--out/filename``; with ``--json`` print it as
-    one JSON object on the last line."""
-    import json
-    from pathlib import Path
-    print(table)
-    if args.out:
-        out = Path(args.out)
-        with writing_out(out):
-            out.mkdir(parents=True, exist_ok=True)
-            atomic_write_json(out / filename, result)
-    if args.json:
-        print(json.dumps(result))
-    return 0
 
 
 # flags that only some benchmarks read: flag -> (attribute, the benchmarks that read it)

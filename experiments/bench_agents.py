@@ -20,15 +20,15 @@ import numpy as np
 from pipslab.agents.base import Observation
 from pipslab.agents.registry import make_agent
 from pipslab.envs.errors import PipslabError
-from pipslab.envs.game import GAMES
+from pipslab.envs.game import GAMES, get_game
 
-from .bench import report
+from .bench_report import report
 from .cliargs import split_agent_list
 
 
 def positions(game: str, options: dict, count: int, seed: int) -> list:
     """The first ``count`` states with more than one legal action in ``heaviest`` self-play."""
-    g = GAMES[game]
+    g = get_game(game)
     out, deal = [], 0
     while len(out) < count:
         rng = np.random.default_rng([seed, deal])
@@ -63,8 +63,9 @@ def seconds_per_move(spec: str, game: str, states: list, options: dict) -> list:
 
 def run(args) -> int:
     game = args.bench_game or "happy"
-    if game not in ("happy", "troshin", "triple"):
-        raise PipslabError(f"bench agents times domino agents: --game happy, troshin or triple, not {game!r}")
+    if getattr(get_game(game), "family", "") != "dominoes":
+        dominoes = ", ".join(GAMES.family("dominoes"))
+        raise PipslabError(f"bench agents times domino agents: --game {dominoes}, not {game!r}")
     if not args.agents:
         raise PipslabError("give the agents to time with --agents A,B (e.g. ismcts:iters=500,net)")
     options = {}
@@ -74,7 +75,7 @@ def run(args) -> int:
         options["players"] = args.players
     if args.pairs:
         options["pairs"] = True
-    options = GAMES[game].resolve(options)
+    options = get_game(game).resolve(options)
     specs = split_agent_list(args.agents)
     for spec in specs:
         make_agent(spec, game).check_table(game, options)     # a bad spec fails before any timing
@@ -84,7 +85,7 @@ def run(args) -> int:
         t = seconds_per_move(spec, game, states, options)
         rows[spec] = {"mean_s": statistics.fmean(t), "median_s": statistics.median(t),
                       "p90_s": sorted(t)[int(0.9 * (len(t) - 1))], "moves": len(t)}
-    label = GAMES[game].variant_label(options)
+    label = get_game(game).variant_label(options)
     lines = [f"{label}: seconds per move on the same {len(states)} decisions (heaviest self-play, seed {args.seed})",
              f"{'agent':60s} {'mean':>9s} {'median':>9s} {'p90':>9s}"]
     lines += [f"{spec:60s} {r['mean_s']:9.4f} {r['median_s']:9.4f} {r['p90_s']:9.4f}" for spec, r in rows.items()]

@@ -39,18 +39,6 @@ from pipslab.envs.backgammon.moves import dice_to_play
 from pipslab.envs.errors import PipslabError
 
 
-def _rate(play_one, seconds: float) -> float:
-    play_one()                                   # warm caches outside the clock
-    n = 0
-    t0 = time.perf_counter()
-    while True:
-        play_one()
-        n += 1
-        elapsed = time.perf_counter() - t0
-        if elapsed >= seconds:
-            return n / elapsed
-
-
 def _rates(loops: dict, seconds: float, slices: int = 6) -> dict:
     """Calls per second of each of ``loops`` (name -> function), measured in ``slices``
     alternating turns of ``seconds / slices`` each, so that a change of the machine's load
@@ -265,6 +253,6 @@ def format_table(r: dict) -> str:
 
 
 def run(args) -> int:
-    from .bench import report
+    from .bench_report import report
     r = measure(args.seconds, args.seed)
     return report(args, r, format_table(r), "bench_backgammon.json")

@@ -128,7 +128,7 @@ def _num(x) -> str:
 
 
 def run_compare(args) -> int:
-    from .bench import report
+    from .bench_report import report
     rounds = args.rounds or 2
     commit = _git("rev-parse", "--verify", f"{args.compare}^{{commit}}")
     tmp = Path(tempfile.mkdtemp(prefix="pipslab-compare-"))

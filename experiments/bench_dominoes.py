@@ -202,6 +202,6 @@ def format_table(r: dict) -> str:
 
 
 def run(args) -> int:
-    from .bench import report
+    from .bench_report import report
     r = measure(args.seconds, args.seed)
     return report(args, r, format_table(r), "bench_dominoes.json")

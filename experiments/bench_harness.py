@@ -129,7 +129,7 @@ def format_table(r: dict) -> str:
 
 
 def run(args) -> int:
-    from .bench import report
+    from .bench_report import report
     r = measure(args.seconds, args.seed, getattr(args, "repeat", 7))
     return report(args, r, format_table(r), "bench_harness.json")
 

@@ -36,7 +36,7 @@ from pipslab.agents.solver import Solver
 from pipslab.envs.dominoes.engine import deal
 from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW, TROSHIN_4_PAIRS
 
-from .bench import report
+from .bench_report import report
 
 
 def _quantile(xs, q):

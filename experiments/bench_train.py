@@ -30,7 +30,8 @@ import torch
 from pipslab.agents.td import DEFAULT_NET, load_net, net_from, read_checkpoint, net_path
 from pipslab.envs.backgammon import fast
 
-from .bench_backgammon import _rate, ours_compiled, ours_whole_plays
+from .bench_backgammon import ours_compiled, ours_whole_plays
+from .bench_report import rate
 from . import train_backgammon as tb
 
 
@@ -101,8 +102,8 @@ def measure_domino_training(seconds: float, seed: int, guide: str = "") -> dict:
 
 def random_happy_hands(seconds: float, seed: int) -> float:
     """Uniformly random Happy block hands per second (deal, legal moves, apply)."""
-    from pipslab.envs.game import GAMES
-    game = GAMES["happy"]
+    from pipslab.envs.game import get_game
+    game = get_game("happy")
     opts = game.resolve({"mode": "block"})
     rng = np.random.default_rng(seed)
     hands, t0 = 0, time.perf_counter()
@@ -131,8 +132,8 @@ def measure(seconds: float, seed: int) -> dict:
     load_net(DEFAULT_NET)
     rng = np.random.default_rng(seed)
     r = measure_training(max(seconds, 1.0) * 2, seed)
-    r["random_whole_plays_games_per_s"] = _rate(ours_whole_plays(rng), seconds)
-    r["random_compiled_games_per_s"] = _rate(ours_compiled(rng), seconds)
+    r["random_whole_plays_games_per_s"] = rate(ours_whole_plays(rng), seconds)
+    r["random_compiled_games_per_s"] = rate(ours_compiled(rng), seconds)
     dom = measure_domino_training(max(seconds, 1.0) * 2, seed)
     guided = measure_domino_training(max(seconds, 1.0) * 2, seed, guide="oracle")
     pimc = measure_domino_training(max(seconds, 1.0) * 2, seed, guide="pimc")
@@ -171,6 +172,6 @@ def format_table(r: dict) -> str:
 
 
 def run(args) -> int:
-    from .bench import report
+    from .bench_report import report
     r = measure(args.seconds, args.seed)
     return report(args, r, format_table(r), "bench_train.json")

@@ -39,7 +39,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from pipslab.agents.solver import BIG, Solver, check_solvable
+from pipslab.agents.solver import BIG, Solver
 from pipslab.envs.dominoes.common import action_name
 from pipslab.envs.dominoes.engine import world_sampler
 from pipslab.envs.dominoes.notation import format_position
@@ -59,12 +59,12 @@ def variant_of(game: str, options: dict, label: str):
     spec = get_game(game)
     if options.get("match"):
         raise PipslabError("a fish study plays single hands: drop --match")
-    state = spec.new_state(np.random.default_rng(0), options)
-    variant = getattr(state, "variant", None)
-    if variant is None or getattr(spec, "family", "") != "dominoes":
+    if getattr(spec, "family", "") != "dominoes":
         raise PipslabError(f"no exact solver for {label}: fish studies are about domino games")
-    check_solvable(variant)
-    return variant
+    refusal = spec.solver_support(options)
+    if refusal:
+        raise PipslabError(refusal)
+    return spec.new_state(np.random.default_rng(0), options).variant
 
 
 def split_value(value: int) -> Tuple[int, int]:

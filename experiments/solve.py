@@ -37,7 +37,8 @@ import sys
 import threading
 import time
 
-from pipslab.agents.solver import BIG, SearchStopped, Solver, SolveResult, check_solvable
+from pipslab.agents.solver import BIG, SearchStopped, Solver, SolveResult
+from pipslab.envs.dominoes.games import solver_refusal
 from pipslab.envs.dominoes.match import TroshinMatch
 from pipslab.envs.dominoes.notation import parse_position
 from pipslab.envs.errors import PipslabError
@@ -249,7 +250,9 @@ def _solvable(text: str):
     if v.layout != "line":
         raise PipslabError(f"no exact solver for {v.name}: pipslab solve handles line games with two sides "
                            "(happy-block, happy-draw, troshin-2, troshin-4-pairs)")
-    check_solvable(v)   # three players, or four each for themselves: refused
+    refusal = solver_refusal(v)   # what the games' solver_support checks: sides, scoring rule
+    if refusal:
+        raise PipslabError(refusal)
     if state.is_terminal:
         raise PipslabError("the position is already over: nothing to solve")
     return state

@@ -21,7 +21,7 @@ def test_the_built_in_games_are_registered_with_their_gym_ids():
     for game in GAMES.values():
         if game.env_id:
             assert game.env_id in gymnasium.registry
-    assert GAMES.family("dominoes") == ["happy", "troshin", "triple"]
+    assert GAMES.family("dominoes") == ["happy", "troshin", "triple", "troshin6"]
 
 
 @pytest.mark.parametrize("name, options", CASES, ids=str)

@@ -386,7 +386,7 @@ def _slot_order(slots, unseen_all: int):
     return sorted(slots, key=lambda s: count(unseen_all & ~s[2]) - s[1])
 
 
-def _deal_unseen(slots, unseen_all: int, players: int, rng, attempts: int):
+def deal_slots(slots, unseen_all: int, players: int, rng, attempts: int):
     """Hands (masks) for the other seats: each slot ``(seat, count, forbidden)`` gets
     ``count`` unseen tiles outside ``forbidden``; the rest is left for the boneyard.
 
@@ -411,11 +411,11 @@ def _deal_in_order(order, slots, unseen_all: int, players: int, rng, attempts: i
                 unseen ^= 1 << t
         else:
             return hands
-    return _match_unseen(slots, unseen_all, players, rng)
+    return match_slots(slots, unseen_all, players, rng)
 
 
-def _match_unseen(slots, unseen_all: int, players: int, rng):
-    """Exact version of :func:`_deal_unseen`: a bipartite assignment of tiles to slots
+def match_slots(slots, unseen_all: int, players: int, rng):
+    """Exact version of :func:`deal_slots`: a bipartite assignment of tiles to slots
     with capacities (the boneyard takes any tile), by augmenting paths in random order."""
     tiles = list(tiles_of(unseen_all))
     need = sum(c for _, c, _ in slots)

@@ -1,5 +1,6 @@
-"""The domino games' definitions (:class:`pipslab.envs.game.Game`): ``happy``, ``troshin``
-and ``triple``, registered in :data:`pipslab.envs.GAMES` when :mod:`pipslab.envs` is imported.
+"""The domino games' definitions (:class:`pipslab.envs.game.Game`): ``happy``, ``troshin``,
+``triple`` and ``troshin6`` (Troshin for two with six tiles each: a variant as data only),
+registered in :data:`pipslab.envs.GAMES` when :mod:`pipslab.envs` is imported.
 
 Everything the harness, the CLI and the adapters know about these games is here: their
 options (Happy: ``mode``, ``max_pip``, ``hand_size``; Troshin: ``players``, ``pairs``,
@@ -11,7 +12,7 @@ Troshin adds the match's, Triple its score columns).
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping
+from typing import Any, Dict, Mapping, Optional
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from .engine import DRAW, PASS, deal
 from .match import TroshinMatch, new_match
 from .notation import format_position, parse_position, render
 from .variants import happy as happy_variant
+from .variants import register_variant
 from .variants import triple as triple_variant
 from .variants import troshin as troshin_variant
 
@@ -75,6 +77,33 @@ def _hand_outcome(state, extra: Dict[str, Any]) -> Outcome:
                                 pips_left=state.pips_left(), extra=extra)
 
 
+# ------------------------------------------------------------------ the exact solver
+# What the exact solver (pipslab.agents.solver, solver_compiled) plays, as data: a line
+# (two ends), two sides (2 players, or 4 in pairs), single hands, and a scoring rule whose
+# result is the solver's (win/draw/loss, then the count margin of Troshin's team points).
+SOLVER_LAYOUTS = ("line",)
+SOLVER_SCORINGS = ("result", "troshin")
+
+
+def solver_refusal(variant, match: bool = False) -> Optional[str]:
+    """None when the exact solver plays ``variant`` (a hand of it; ``match``: a whole
+    match, which it does not), else one line saying why not."""
+    v = variant
+    if match:
+        return f"no exact solver for {v.name}-match: the solver plays single hands, not a match (drop --match)"
+    if v.layout not in SOLVER_LAYOUTS or v.n_ends != 2:
+        return (f"no exact solver for {v.name}: it is not a line game (the solver handles line games, "
+                f"Happy and Troshin, not a {v.layout})")
+    if v.players != 2 and not v.pairs:
+        return (f"no exact solver for {v.name}: {v.players} players each for themselves are not two sides "
+                "(2 players, or 4 in pairs), so the game is not zero-sum between two sides (a paranoid or "
+                "max-n search would answer another question)")
+    if v.scoring not in SOLVER_SCORINGS:
+        return (f"no exact solver for {v.name}: its scoring rule {v.scoring!r} is not one the solver "
+                f"values ({', '.join(SOLVER_SCORINGS)})")
+    return None
+
+
 # ------------------------------------------------------------------ happy
 def happy_outcome(state) -> Outcome:
     """+1/−1/0; Happy's points are its returns (the engine's ``points()``)."""
@@ -114,6 +143,7 @@ HAPPY = Game(
     utility_sum=0.0,
     max_length=lambda o: _max_length(_happy(o)),
     info_columns=lambda o: _columns(),
+    solver=lambda o: solver_refusal(_happy(o)),
 )
 
 
@@ -200,6 +230,7 @@ TROSHIN = Game(
     max_length=lambda o: 0 if o["match"] else _max_length(_troshin(o)),   # a match: no bound
     info_columns=troshin_columns,
     live_info=troshin_live_info,
+    solver=lambda o: solver_refusal(_troshin(o), o["match"]),
 )
 
 
@@ -259,8 +290,37 @@ TRIPLE = Game(
     max_length=lambda o: _max_length(triple_variant(o["players"])),
     info_columns=triple_columns,
     live_info=triple_live_info,
+    solver=lambda o: solver_refusal(triple_variant(o["players"])),
 )
 
 
-for _game in (HAPPY, TROSHIN, TRIPLE):
+# ------------------------------------------------------------------ troshin6
+# A variant as data only: Troshin's hand for two with six tiles each (16 in the boneyard).
+# Its variant and its Game are all there is to it: the position notation, Gymnasium,
+# PettingZoo, OpenSpiel, the CLI, the agents and the solver find it through the registries.
+TROSHIN6_VARIANT = register_variant(troshin_variant(2).with_(name="troshin-2-h6", hand_size=6))
+
+TROSHIN6 = Game(
+    name="troshin6",
+    description="Troshin's draw game (RULES §3) for two, six tiles each, one hand",
+    seats=2,
+    num_actions=TROSHIN6_VARIANT.num_actions,
+    label=lambda o: TROSHIN6_VARIANT.name,
+    make_state=lambda rng, o: deal(TROSHIN6_VARIANT, rng),
+    parse_position=lambda text, o, rng: _check_variant(parse_position(text, rng=rng), TROSHIN6_VARIANT, "troshin6"),
+    format_position=format_position,
+    outcome=troshin_outcome,
+    render=_render,
+    action_name=_action_name,
+    encoder=lambda o: Encoder(TROSHIN_SIZE, encode_troshin_view),
+    family=FAMILY,
+    utility_sum=0.0,
+    max_length=_max_length(TROSHIN6_VARIANT),
+    info_columns=lambda o: _columns(),
+    live_info=troshin_live_info,
+    solver=lambda o: solver_refusal(TROSHIN6_VARIANT),
+)
+
+
+for _game in (HAPPY, TROSHIN, TRIPLE, TROSHIN6):
     register_game(_game, replace=True)

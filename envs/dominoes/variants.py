@@ -180,6 +180,17 @@ VARIANTS = {v.name: v for v in (HAPPY_BLOCK, HAPPY_DRAW, TROSHIN_2, TROSHIN_3, T
                                 TROSHIN_120, TRIPLE_2, TRIPLE_3, TRIPLE_4)}
 
 
+def register_variant(variant: Variant) -> Variant:
+    """Make ``variant`` known by its name (position strings, :func:`variant_by_name`): how
+    a game defined as data elsewhere (``troshin6`` in :mod:`pipslab.envs.dominoes.games`)
+    adds its variant.  The same name for another variant is refused."""
+    old = VARIANTS.get(variant.name)
+    if old is not None and old != variant:
+        raise PipslabError(f"a domino variant named {variant.name!r} is already known")
+    VARIANTS[variant.name] = variant
+    return variant
+
+
 def _players(players, game: str) -> int:
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or players not in (2, 3, 4):
         raise PipslabError(f"{game} is for 2, 3 or 4 players, got {excerpt(players)}")

@@ -113,7 +113,7 @@ def test_sample_world_respects_block_mode_voids_in_a_known_spot():
 def test_crossing_constraints_of_several_opponents_always_find_the_deal():
     # From a Troshin 4-pairs hand: the greedy fill finds this unique deal about once in a
     # hundred tries; the exact assignment must always find it.
-    from pipslab.envs.dominoes.engine import _deal_unseen
+    from pipslab.envs.dominoes.engine import deal_slots
     from pipslab.envs.dominoes.tiles import mask_of, parse_tile
     unseen = mask_of(parse_tile(x) for x in "0-0 0-2 0-6 1-1 1-2 1-3 1-5 1-6 3-4 4-4".split())
 
@@ -124,12 +124,12 @@ def test_crossing_constraints_of_several_opponents_always_find_the_deal():
     expected = {0: "1-3", 1: "0-0 0-2 0-6 1-1 1-2 1-5 1-6", 3: "3-4 4-4"}
     for seed in range(300):
         for attempts in (0, 20):
-            hands = _deal_unseen(slots, unseen, 4, random.Random(seed), attempts)
+            hands = deal_slots(slots, unseen, 4, random.Random(seed), attempts)
             assert hands is not None
             for seat, tiles in expected.items():
                 assert hands[seat] == mask_of(parse_tile(x) for x in tiles.split())
     impossible = [(1, 1, no(3, 4))] * 8
-    assert _deal_unseen(impossible, unseen, 4, random.Random(0), 5) is None
+    assert deal_slots(impossible, unseen, 4, random.Random(0), 5) is None
 
 
 @pytest.mark.parametrize("variant_name", ["happy-draw", "troshin-4-pairs", "troshin-3", "triple-3"])

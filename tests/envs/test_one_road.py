@@ -16,7 +16,7 @@ from pipslab.envs.generic_env import GameEnv
 from pipslab.envs.pettingzoo_env import env as aec_env
 from pipslab.envs.pettingzoo_env import raw_env, worst_return
 
-GAME_NAMES = ["happy", "troshin", "triple", "backgammon", "toy-race"]
+GAME_NAMES = ["happy", "troshin", "triple", "troshin6", "backgammon", "toy-race"]
 GYM_ONLY = ("action_mask", "legal_actions", "illegal_action")
 
 
