@@ -167,17 +167,23 @@ class Solver:
         self.evaluator = evaluator   # scores the depth limit's positions (None: _evaluate)
         self.compiled = bool(compiled) and evaluator is None
         self._kernel: Optional[_Compiled] = _Compiled(max_table) if self.compiled else None
+        self._codes = np.empty(_k.MAX_MOVES, dtype=np.int64)     # the root search's answers
+        self._values = np.empty(_k.MAX_MOVES, dtype=np.int64)
         self._root: Optional[DominoState] = None
         self._path: Optional[List[int]] = None   # placements from _root (with an evaluator)
 
     # ------------------------------------------------------------------ setup
     def _prepare(self, state: DominoState) -> None:
-        v = state.variant
-        check_solvable(v)
+        self._prepare_for(state.variant, state.boneyard)
+
+    def _prepare_for(self, v, boneyard) -> None:
+        """:meth:`_prepare` of a state of ``v`` with this ``boneyard`` (in draw order)."""
+        if v is not self._variant:
+            check_solvable(v)
         # block mode never draws, so the boneyard's order does not enter the key
-        fresh = self._variant is not v or (v.draw and self._boneyard != state.boneyard)
+        fresh = self._variant is not v or (v.draw and self._boneyard != boneyard)
         self._variant = v
-        self._boneyard = state.boneyard
+        self._boneyard = boneyard
         self._players = v.players
         self._draw = v.draw
         self._lone = v.lone_blank_double
@@ -186,7 +192,7 @@ class Solver:
             k = self._kernel
             if fresh:
                 k.new_generation()
-                k.bone = np.array(state.boneyard if v.draw else (), dtype=np.int64)
+                k.bone = np.array(boneyard if v.draw else (), dtype=np.int64)
             k.prm[_k.P_PLAYERS] = v.players
             k.prm[_k.P_DRAW] = int(v.draw)
             k.prm[_k.P_LONE] = v.lone_blank_double
@@ -245,12 +251,29 @@ class Solver:
         """:meth:`move_values` of an opened position whose mover can place, in one
         compiled call."""
         h0, h1, h2, h3 = self._hands(state)
-        codes = np.empty(_k.MAX_MOVES, dtype=np.int64)
-        values = np.empty(_k.MAX_MOVES, dtype=np.int64)
-        n = self._run(lambda k: _k.root_values(h0, h1, h2, h3, state.left, state.right, state.bpos,
-                                               self.max_depth, k.prm, k.bone, k.tt, k.st, k.frames, k.moves,
-                                               codes, values))
+        return self._root_values_of(h0, h1, h2, h3, state.left, state.right, state.bpos)
+
+    def _root_values_of(self, h0, h1, h2, h3, left, right, bpos) -> Dict[int, int]:
+        """:meth:`_root_values` of a position given as the mover-first hands (:meth:`_hands`)."""
+        codes, values = self._codes, self._values
+        depth = self.max_depth
+        n = self._run(lambda k: _k.root_values(h0, h1, h2, h3, left, right, bpos, depth, k.prm, k.bone, k.tt,
+                                               k.st, k.frames, k.moves, codes, values))
         return dict(zip(codes[:n].tolist(), values[:n].tolist()))
+
+    def root_move_values(self, variant, boneyard, hands, mover: int, left: int, right: int, bpos: int):
+        """:meth:`move_values` of an opened line position given by its parts — the
+        ``hands`` of every seat, the ``boneyard`` in draw order (a tuple, as a state keeps
+        it) and its draw position — where the compiled root search answers (the mover can
+        place); ``None`` where :meth:`move_values` needs the state itself.  The same
+        values and the same table afterwards as :meth:`move_values` of that state."""
+        if self._kernel is None or left < 0 or not hands[mover] & (SUIT[left] | SUIT[right]):
+            return None
+        self._prepare_for(variant, boneyard)
+        if self._players == 2:
+            return self._root_values_of(hands[mover], hands[1 - mover], 0, 0, left, right, bpos)
+        return self._root_values_of(hands[mover], hands[(mover + 1) % 4], hands[(mover + 2) % 4],
+                                    hands[(mover + 3) % 4], left, right, bpos)
 
     def request_stop(self) -> None:
         """Stop the compiled search now running (call from another thread): it raises

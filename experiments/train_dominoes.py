@@ -42,13 +42,14 @@ also has ``guide_coef`` times the cross-entropy between the policy and the teach
 moves (uniform over its ties) at the learner's decisions, and ``guide_epochs`` more
 passes of that loss alone over each update's labels (they are off-policy-safe):
 
-* ``pimc`` (Happy) — the exact solver's values summed over ``guide_samples`` worlds dealt
-  by ``sample_world`` from the seat's own view, pimc's own rule: the label is what
-  ``pimc:samples=6`` would play, from the information the seat has;
-* ``oracle`` (Happy) — the solver on the true state (Suphx's "oracle guiding"): cheaper,
-  but a label from one world is a poor teacher — in most late worlds every move wins or
-  every move loses, and the margin it then ranks by is not the win (measured: one-world
-  labels left the policy no stronger);
+* ``pimc`` (Happy, or Troshin for 2 or 4 in pairs: the games the solver plays) — the
+  exact solver's values summed over ``guide_samples`` worlds dealt by ``sample_world``
+  from the seat's own view, pimc's own rule: the label is what ``pimc:samples=6`` would
+  play, from the information the seat has;
+* ``oracle`` (the same games) — the solver on the true state (Suphx's "oracle guiding"):
+  cheaper, but a label from one world is a poor teacher — in most late worlds every move
+  wins or every move loses, and the margin it then ranks by is not the win (measured:
+  one-world labels left the policy no stronger);
 * an agent spec (``greedy``) — that agent's move, where no solver plays (Triple).
 
 With ``--epochs 0`` the teacher alone trains the policy — expert iteration (Anthony et
@@ -109,7 +110,7 @@ from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_lo
 from pipslab.agents.registry import make_agent
 from pipslab.envs.dominoes.engine import packed_world_sampler, world_sampler
 from pipslab.envs.errors import PipslabError
-from pipslab.envs.game import GAMES
+from pipslab.envs.game import get_game
 
 from . import training
 from .imports import import_specs, import_user_modules
@@ -154,9 +155,9 @@ class TrainArgs:
     pfsp_power: float = 2.0
     exploit: str = ""             # train a best response against this agent spec instead
     init: str = ""                # start from this net's weights (a file or checkpoint) instead of fresh ones
-    guide: str = ""               # imitate the exact solver (Happy only): "oracle" on the true state,
-                                  # "pimc" on guide_samples worlds dealt from the seat's view; or
-                                  # an agent spec (e.g. "greedy"): its moves
+    guide: str = ""               # imitate the exact solver (Happy; Troshin for 2, or 4 in pairs):
+                                  # "oracle" on the true state, "pimc" on guide_samples worlds dealt
+                                  # from the seat's view; or an agent spec (e.g. "greedy"): its moves
     guide_coef: float = 1.0       # weight of the imitation loss at the start ...
     guide_hands: int = 0          # ... falling linearly to 0 at this many hands (0: kept all run)
     guide_share: float = 1.0      # share of the learner's decisions labelled by the solver
@@ -182,7 +183,7 @@ class TrainArgs:
 
     @property
     def variant(self) -> str:
-        return GAMES[self.game].variant_label(self.options)
+        return get_game(self.game).variant_label(self.options)
 
     def validate(self) -> None:
         if self.game not in DOMINO_GAMES:
@@ -223,7 +224,7 @@ class TrainArgs:
             make_agent(spec, self.game)          # a bad spec fails now, with one line
         if self.guide in ("oracle", "pimc"):
             from pipslab.agents.solver import check_solvable
-            variant = getattr(GAMES[self.game].new_state(np.random.default_rng(0), self.options), "variant", None)
+            variant = getattr(get_game(self.game).new_state(np.random.default_rng(0), self.options), "variant", None)
             if self.game == "triple" or variant is None or self.options.get("match"):
                 raise PipslabError(f"--guide {self.guide} needs the exact solver: Happy, or Troshin for 2 or 4 in "
                                    "pairs (single hands)")
@@ -385,7 +386,7 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
     the same hands (up to the rounding of a snapshot's forward pass, which the compiled
     path makes for many decisions at once)."""
     teacher = (teacher or Teacher(args)) if label else None
-    game = GAMES[args.game]
+    game = get_game(args.game)
     opts = game.resolve(args.options)
     teams = game.teams(opts)
     n = game.players(opts)
@@ -470,12 +471,12 @@ class _Steps:
                      hands=hands, decisions=len(vals), results=results)
 
 
-def _learner_moves(player: NetPlayer, args: TrainArgs, X, M, waiting, states, rngs, teacher, steps: _Steps,
+def _learner_moves(player: NetPlayer, args: TrainArgs, X, M, waiting, best, rngs, teacher, steps: _Steps,
                    num_actions: int, apply_all) -> None:
     """One forward pass for every learner decision waiting (``(hand, seat)`` pairs, their
     observation rows ``X`` and masks ``M``): sample each action from the hand's
-    generator, label it by the teacher (``states(hand)``: the hand's state), play them all
-    with ``apply_all(hands, actions)`` and add the rows to ``steps``."""
+    generator, label it by the teacher (``best(hand, seat)``: its best moves), play them
+    all with ``apply_all(hands, actions)`` and add the rows to ``steps``."""
     logits, values = player.forward(X)
     probs = masked_softmax(logits, M)
     u = np.array([rngs[h].random() for h, _ in waiting])
@@ -484,7 +485,7 @@ def _learner_moves(player: NetPlayer, args: TrainArgs, X, M, waiting, states, rn
     if teacher is not None:
         for i, (h, p) in enumerate(waiting):
             if rngs[h].random() < args.guide_share:
-                labels[i, teacher.best_moves(states(h), p, rngs[h])] = 1
+                labels[i, best(h, p)] = 1
     logp = np.array([math.log(x) for x in probs[np.arange(len(waiting)), chosen].tolist()])
     steps.add(X, M, chosen.astype(np.int64), logp, values.astype(np.float64), labels, list(waiting))
     apply_all([h for h, _ in waiting], chosen.tolist())
@@ -495,7 +496,7 @@ def _play_reference(player: NetPlayer, league: League, args: TrainArgs, states, 
     """The hands on the Python engine, every league seat asked through its agent
     (``(trajectories, final returns per hand)``)."""
     encode = player.encode
-    game = GAMES[args.game]
+    game = get_game(args.game)
     teams = game.teams(game.resolve(args.options))
     seat_agents = []
     for members in seat_members:
@@ -541,8 +542,9 @@ def _play_reference(player: NetPlayer, league: League, args: TrainArgs, states, 
         def apply_all(hands, actions):
             for h, a in zip(hands, actions):
                 states[h].apply(a)
-        _learner_moves(player, args, np.stack(rows), np.stack(masks), waiting, states.__getitem__, rngs, teacher,
-                       traj, num_actions, apply_all)
+        _learner_moves(player, args, np.stack(rows), np.stack(masks), waiting,
+                       lambda h, p: teacher.best_moves(states[h], p, rngs[h]), rngs, teacher, traj, num_actions,
+                       apply_all)
     return traj, [s.returns() for s in states]
 
 
@@ -564,8 +566,9 @@ def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, 
     heuristic seats; a ``random`` seat draws from the hand's generator as
     :class:`~pipslab.agents.random_agent.RandomAgent` does; the snapshots waiting, then
     the learners waiting, each get one forward pass over the compiled observations.  The
-    teacher labels from the hand's Python state, brought up to date from the log of
-    moves when it is asked."""
+    teacher labels from the hand's Python state, made from the deal and brought up to date
+    from the log of moves when it is asked — except the oracle where the compiled root
+    search answers: it reads the position from the arrays (:meth:`Teacher.oracle_moves`)."""
     from pipslab.agents import dominoes_compiled as dc
     from pipslab.envs.dominoes import compiled as cc
     count = len(deals)
@@ -589,15 +592,30 @@ def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, 
     legal_out = np.zeros((count, cc.MAX_ACTIONS), dtype=np.int64)
     nlegal = np.zeros(count, dtype=np.int64)
     status = np.zeros(count, dtype=np.int64)
-    shadows = [cc.reference_state(variant, S[h]) for h in range(count)] if teacher is not None else []
+    shadows: List = [None] * count
     synced = [0] * count
 
-    def state_of(h):                 # the Python state, for the teacher
+    def state_of(h):                 # the Python state, for the teacher (made when first asked)
         s = shadows[h]
+        if s is None:
+            s = shadows[h] = cc.reference_state(variant, deals[h])
         for a in moves[h, synced[h]:nmoves[h]].tolist():
             s.apply(a)
         synced[h] = int(nmoves[h])
         return s
+
+    def best(h, p):
+        if oracle:
+            row = S[h]
+            bone = tuple(row[cc.S_BONE:cc.S_BONE + row[cc.S_BLEN]].tolist()) if variant.draw else ()
+            found = teacher.oracle_moves(variant, bone, row[cc.S_HANDS:cc.S_HANDS + n].tolist(), p,
+                                         int(row[cc.S_LEFT]), int(row[cc.S_RIGHT]), int(row[cc.S_BPOS]))
+            if found is not None:
+                return found
+        return teacher.best_moves(state_of(h), p, rngs[h])
+
+    n = variant.players
+    oracle = teacher is not None and teacher.args.guide == "oracle" and variant.layout == "line"
 
     def play_all(hands, actions):
         dc.play_many(prm, S, np.asarray(hands, dtype=np.int64), np.asarray(actions, dtype=np.int64), moves, nmoves)
@@ -638,12 +656,11 @@ def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, 
         waiting = [h for h in alive.tolist() if status[h] == dc.LEARNER]
         if waiting:
             rows, masks = observations(waiting)
-            _learner_moves(player, args, rows, masks, [(h, int(S[h, cc.S_CUR])) for h in waiting], state_of, rngs,
+            _learner_moves(player, args, rows, masks, [(h, int(S[h, cc.S_CUR])) for h in waiting], best, rngs,
                            teacher, traj, num_actions, play_all)
         alive = np.array(waiting, dtype=np.int64)
     finals = []
     out = np.zeros(4)
-    n = variant.players
     for h in range(count):
         cc.returns_into(prm, S[h], out)
         finals.append(out[:n].tolist())
@@ -668,18 +685,28 @@ class Teacher:
 
     def __init__(self, args: TrainArgs, compiled: bool = True):
         self.args = args
-        self.num_actions = GAMES[args.game].actions(args.options)
+        self.num_actions = get_game(args.game).actions(args.options)
         self.solver = None
         self.pimc = None
         if args.guide in ("oracle", "pimc"):
             from pipslab.agents.search_dominoes import PIMCAgent
             from pipslab.agents.solver import Solver
-            variant = GAMES[args.game].new_state(np.random.default_rng(0), args.options).variant
+            variant = get_game(args.game).new_state(np.random.default_rng(0), args.options).variant
             depth = PIMCAgent.DRAW_MODE_DEPTH if variant.draw else None
             self.solver = Solver("margin", max_depth=depth)
             if args.guide == "pimc" and compiled:
                 from pipslab.agents.pimc_compiled import CompiledPIMC
                 self.pimc = CompiledPIMC(variant, depth)
+
+    def oracle_moves(self, variant, boneyard, hands, seat, left, right, bpos) -> Optional[List[int]]:
+        """``oracle``'s :meth:`best_moves` of a line position given by its parts
+        (:meth:`Solver.root_move_values`: the same values, the same table after), or
+        ``None`` where the solver needs the state."""
+        totals = self.solver.root_move_values(variant, boneyard, hands, seat, left, right, bpos)
+        if totals is None:
+            return None
+        top = max(totals.values())
+        return [b for b, v in totals.items() if v == top]
 
     def best_moves(self, state, seat: int, rng: np.random.Generator) -> List[int]:
         args = self.args
@@ -714,28 +741,32 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
     the labelled decisions."""
     if not batch.decisions:
         return {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0, "imitation": 0.0}
+    # everything a minibatch needs, gathered once per minibatch (the same values the
+    # losses always saw: indexing, the mask tests and the label weights are exact)
     T = torch.from_numpy(batch.teacher).float()
     T = T / T.sum(-1, keepdim=True).clamp(min=1.0)
     labelled = T.sum(-1) > 0
     X = torch.from_numpy(batch.obs)
-    M = torch.from_numpy(batch.masks)
+    illegal = torch.from_numpy(batch.masks) == 0
     A = torch.from_numpy(batch.actions)
     old = torch.from_numpy(batch.logp)
     adv_all = torch.from_numpy(batch.advantages)
     ret = torch.from_numpy(batch.returns)
     rng = np.random.default_rng([args.seed, 3, update])
+    params = [p for p in net.parameters()]
     totals = {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0, "imitation": 0.0}
+    parts = []                          # per step: the loss's terms, read out once at the end
     steps = 0
     for _ in range(args.epochs):
         order = torch.from_numpy(rng.permutation(batch.decisions))
         for lo in range(0, batch.decisions, args.minibatch):
             idx = order[lo:lo + args.minibatch]
+            off = illegal[idx]
             logits, value = net(X[idx])
-            logits = masked_logits(logits, M[idx])
-            logp_all = torch.log_softmax(logits, dim=-1)
+            logp_all = torch.log_softmax(logits.masked_fill(off, float("-inf")), dim=-1)
             logp = logp_all.gather(1, A[idx, None])[:, 0]
             # illegal actions: p = 0 and log p = -inf; 0 * -inf would poison the gradient
-            legal_logp = torch.where(M[idx] != 0, logp_all, torch.zeros_like(logp_all))
+            legal_logp = logp_all.masked_fill(off, 0.0)
             entropy = -(logp_all.exp() * legal_logp).sum(-1).mean()
             adv = adv_all[idx]
             if len(idx) > 1:
@@ -744,45 +775,53 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
             surrogate = torch.min(ratio * adv, ratio.clamp(1 - args.clip, 1 + args.clip) * adv).mean()
             value_loss = ((value - ret[idx]) ** 2).mean()
             loss = -surrogate + args.vf_coef * value_loss - args.ent_coef * entropy
-            if guide > 0 and bool(labelled[idx].any()):
+            imitation = None
+            if guide > 0:
                 on = labelled[idx]
-                imitation = -(T[idx][on] * legal_logp[on]).sum(-1).mean()
-                loss = loss + guide * imitation
-                totals["imitation"] += imitation.item()
+                if bool(on.any()):
+                    imitation = -(T[idx][on] * legal_logp[on]).sum(-1).mean()
+                    loss = loss + guide * imitation
             opt.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+            torch.nn.utils.clip_grad_norm_(params, 0.5)
             opt.step()
-            totals["loss"] += loss.item()
-            totals["entropy"] += entropy.item()
-            totals["value_loss"] += value_loss.item()
+            parts.append((loss.detach(), entropy.detach(), value_loss.detach(),
+                          imitation.detach() if imitation is not None else None))
             steps += 1
+    for loss_, entropy_, value_, imitation_ in parts:       # summed in the order the steps ran
+        totals["loss"] += loss_.item()
+        totals["entropy"] += entropy_.item()
+        totals["value_loss"] += value_.item()
+        if imitation_ is not None:
+            totals["imitation"] += imitation_.item()
     out = {k: v / max(steps, 1) for k, v in totals.items()}
     # labels are off-policy-safe (the solver's moves, not the learner's), so they are
     # worth more passes than PPO's own samples: guide_epochs of the imitation loss alone
     rows = torch.nonzero(labelled)[:, 0]
     if guide > 0 and len(rows) and args.guide_epochs:
-        seen = {"value_loss": 0.0, "entropy": 0.0, "n": 0}
+        # only the labelled rows take part: gathered once, then each pass indexes them
+        Xl, offl, Tl, retl = X[rows], illegal[rows], T[rows], ret[rows]
+        seen = []
         for _ in range(args.guide_epochs):
-            order = rows[torch.from_numpy(rng.permutation(len(rows)))]
+            order = torch.from_numpy(rng.permutation(len(rows)))
             for lo in range(0, len(order), args.minibatch):
                 idx = order[lo:lo + args.minibatch]
-                logits, value = net(X[idx])
-                logp_all = torch.log_softmax(masked_logits(logits, M[idx]), dim=-1)
-                legal_logp = torch.where(M[idx] != 0, logp_all, torch.zeros_like(logp_all))
-                imitation = -(T[idx] * legal_logp).sum(-1).mean()
-                value_loss = ((value - ret[idx]) ** 2).mean()
+                off = offl[idx]
+                logits, value = net(Xl[idx])
+                logp_all = torch.log_softmax(logits.masked_fill(off, float("-inf")), dim=-1)
+                legal_logp = logp_all.masked_fill(off, 0.0)
+                imitation = -(Tl[idx] * legal_logp).sum(-1).mean()
+                value_loss = ((value - retl[idx]) ** 2).mean()
                 opt.zero_grad()
                 (guide * imitation + args.vf_coef * value_loss).backward()
-                torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+                torch.nn.utils.clip_grad_norm_(params, 0.5)
                 opt.step()
-                seen["value_loss"] += value_loss.item()
-                seen["entropy"] += -(legal_logp.exp() * legal_logp).sum(-1).mean().item()
-                seen["n"] += 1
+                if not steps:
+                    seen.append((value_loss.detach(), legal_logp.detach()))
         out["imitation"] = imitation.item()
         if not steps:   # imitation alone (--epochs 0): its own value loss and entropy are the ones to show
-            out["value_loss"] = seen["value_loss"] / seen["n"]
-            out["entropy"] = seen["entropy"] / seen["n"]
+            out["value_loss"] = sum(v.item() for v, _ in seen) / len(seen)
+            out["entropy"] = sum(-(lp.exp() * lp).sum(-1).mean().item() for _, lp in seen) / len(seen)
     return out
 
 
@@ -955,8 +994,9 @@ def add_arguments(p, game: str = "happy") -> None:
     p.add_argument("--exploit", default=None, metavar="AGENT",
                    help="train a fresh best response against this fixed agent (e.g. net, suits) and report it")
     p.add_argument("--guide", default=None, metavar="TEACHER",
-                   help="also imitate a teacher's moves: oracle (the exact solver on the true state, Happy), "
-                        "pimc (the solver on worlds dealt from the seat's view, Happy) or an agent (e.g. greedy)")
+                   help="also imitate a teacher's moves: oracle (the exact solver on the true state; Happy, "
+                        "or Troshin for 2 or 4 in pairs), pimc (the solver on worlds dealt from the seat's view, "
+                        "the same games) or an agent (e.g. greedy)")
     p.add_argument("--guide-coef", type=float, default=None, help=f"imitation weight (default {d.guide_coef})")
     p.add_argument("--guide-hands", type=int, default=None,
                    help="hands over which the imitation weight falls to 0 (default 0: all run)")

@@ -41,6 +41,8 @@ def _same(a, b):
     ("troshin", {"players": 3}, {"league": ["suits", "partner"]}),
     ("triple", {"players": 3}, {"league": ["greedy", "random", "suits"]}),
     ("happy", {"mode": "block"}, {"guide": "oracle"}),
+    ("happy", {"mode": "draw"}, {"guide": "oracle", "self_play": 0.3}),
+    ("troshin", {"players": 4, "pairs": True}, {"guide": "oracle", "league": ["random", "partner"]}),
     ("happy", {"mode": "draw"}, {"guide": "pimc", "guide_samples": 2}),
     ("triple", {"players": 2}, {"guide": "greedy", "guide_share": 0.5}),
 ])
@@ -99,6 +101,37 @@ def test_the_compiled_pimc_teacher_labels_pimcs_moves(mode):
         same.append(bool(x & y))
         again.append(bool(y & z))
     assert abs(np.mean(same) - np.mean(again)) < 0.15
+
+
+@pytest.mark.parametrize("game,options", [("happy", {"mode": "block"}), ("happy", {"mode": "draw"}),
+                                          ("troshin", {"players": 2}), ("troshin", {"players": 4, "pairs": True})])
+def test_the_oracle_read_from_its_parts_is_the_oracle_on_the_state(game, options):
+    """``Teacher.oracle_moves`` (the compiled loop's oracle, the position from its arrays)
+    labels as ``best_moves`` on the state wherever it answers, and a solver asked both
+    ways in turn keeps giving the values of a solver asked on the states alone."""
+    from pipslab.envs.game import get_game
+    args = TrainArgs(game=game, options=options, guide="oracle", **SMALL)
+    parts, whole = Teacher(args), Teacher(args)
+    rng = np.random.default_rng(7)
+    answered = 0
+    for i in range(150):
+        s = get_game(game).new_state(rng, options)
+        for _ in range(int(rng.integers(0, 12))):
+            if not s.is_terminal:
+                legal = s.legal_actions()
+                s.apply(legal[int(rng.integers(len(legal)))])
+        if s.is_terminal or len(s.legal_actions()) < 2:
+            continue
+        p = s.current_player
+        got = parts.oracle_moves(s.variant, s.boneyard, list(s.hands), p, s.left, s.right, s.bpos)
+        if got is None:
+            got = parts.best_moves(s, p, rng)
+        else:
+            answered += 1
+            assert parts.solver.root_move_values(s.variant, s.boneyard, list(s.hands), p, s.left, s.right,
+                                                 s.bpos) == whole.solver.move_values(s)
+        assert got == whole.best_moves(s, p, rng)
+    assert answered > 20
 
 
 def test_league_draws_are_generator_choice_draws():
