@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 
+from pipslab import interrupts
 from pipslab.envs.errors import PipslabError
 
 # subcommand -> (module, one-line help)
@@ -86,6 +87,11 @@ def main(argv=None) -> int:
             sys.stderr.write(f"pipslab: error: {exc}\n")
             return 2
         except KeyboardInterrupt:
+            sys.stderr.write("pipslab: interrupted\n")
+            return 130
+        except Exception:
+            if not interrupts.noted():   # Ctrl-C inside a compiled module's import surfaces as another error
+                raise
             sys.stderr.write("pipslab: interrupted\n")
             return 130
     except BrokenPipeError:

@@ -19,15 +19,20 @@ API's names are loaded on first use, so ``import pipslab`` stays light.
 import os as _os
 import sys as _sys
 
+from . import interrupts as _interrupts
+
+# Ctrl-C while the ``pipslab`` command is still importing (before its main() can catch it)
+# is the command's one line and status 130, as everywhere else (``interrupts``: also when
+# the interrupt surfaces as another error).  Inside a user's own program it goes on as usual.
+_COMMAND = _os.path.basename(_sys.argv[0] if _sys.argv else "") == "pipslab"
+if _COMMAND:
+    _interrupts.install()
 try:
     from . import envs  # noqa: F401  (registers the Gymnasium ids)
     from . import agents  # noqa: F401  (lets the envs make opponents by name: pipslab.envs.opponents)
     from .envs.game import get_game  # noqa: F401
-except KeyboardInterrupt:
-    # Ctrl-C while the ``pipslab`` command is still importing (before its main() can catch
-    # it): the command's one line and status 130, as everywhere else.  Inside a user's own
-    # program the interrupt goes on as usual.
-    if _os.path.basename(_sys.argv[0] if _sys.argv else "") == "pipslab":
+except BaseException:
+    if _COMMAND and _interrupts.noted():
         _sys.stderr.write("pipslab: interrupted\n")
         raise SystemExit(130) from None
     raise
