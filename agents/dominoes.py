@@ -187,8 +187,8 @@ class GreedyAgent(Agent):
             n_unseen = count(unseen)
             if n_unseen:
                 p = count(scoring_mask(v, view.ends, view.spinner, unseen)) / n_unseen
-                risk = v.luck_penalty if self.risk is None else self.risk
-                if p * (v.lucky_draw - best_points) > (1 - p) * risk:
+                risk = v.spinner.luck_penalty if self.risk is None else self.risk
+                if p * (v.spinner.lucky_draw - best_points) > (1 - p) * risk:
                     return v.draw_action
         if best_action is not None:
             return best_action

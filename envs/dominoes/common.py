@@ -8,7 +8,7 @@ by ``variant.layout``.  This module imports only ``tiles`` and ``variants``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from pipslab.envs.errors import IllegalActionError, PositionError
 
@@ -21,16 +21,32 @@ from .variants import Variant
 PLACE, DRAW, PASS = 0, 1, 2
 EVENT_NAMES = ("place", "draw", "pass")
 
-# An event is (kind, player, tile, end, left, right): tile is -1 for draws and passes;
-# left/right are the left and right open ends just before the event (-1 on an empty table).
-#   place: ``end`` is the end the tile went to;
-#   pass:  ``end`` is the mask (bits 0..6) of the numbers the pass proves the seat lacks
-#          (every number it could have matched);
-#   draw:  ``end`` is -1 on a line; with a spinner (Triple) the mask of the tiles that
-#          would have given a scoring placement (the drawn tile is none of them: a penalty),
-#          or for a lucky draw its complement ``~mask`` (negative; the drawn tile is one of
-#          them and is placed next).
-Event = Tuple[int, int, int, int, int, int]
+class Event(NamedTuple):
+    """One public event of a hand, oldest first in a state's ``events()`` and a view's
+    ``history`` (a plain tuple underneath: it unpacks, compares and indexes as
+    ``(kind, seat, tile, end, left, right)``).
+
+    kind:  ``PLACE``, ``DRAW`` or ``PASS``.
+    seat:  the seat that acted.
+    tile:  the tile placed; -1 for draws and passes (a draw is public, the tile is not).
+    end:   what it means depends on ``kind``:
+             place: the end slot the tile went to (0 left, 1 right; with a spinner also
+                    2 and 3, the side lines: ``END_NAMES``);
+             pass:  the mask (bits 0..6) of the numbers the pass proves the seat lacks
+                    (every number it could have matched);
+             draw:  -1 on a line; with a spinner (Triple) the mask of the tiles that would
+                    have given a scoring placement (the drawn tile is none of them: a
+                    penalty), or for a lucky draw its complement ``~mask`` (negative; the
+                    drawn tile is one of them and is placed next).
+    left, right: the left and right open ends just before the event (-1 on an empty table).
+    """
+
+    kind: int
+    seat: int
+    tile: int
+    end: int
+    left: int
+    right: int
 
 END_NAMES = ("left", "right", "side1", "side2")
 
@@ -221,7 +237,7 @@ class StateBase:
     """The bookkeeping every domino state shares — hands, boneyard, public history, whose
     turn, the result fields — with no rules in it: each layout's module
     (``line.DominoState``, ``triple.TripleState``) implements ``legal_actions``, ``apply``,
-    ``clone`` (copying these fields too: inlined, it is hot), ``observe`` and the results.
+    ``observe`` and the results; ``clone`` is here, generic over every slot.
 
     ``current_player`` and ``is_terminal`` are plain attributes (the state protocol's
     names), read in every hot loop."""
@@ -230,6 +246,18 @@ class StateBase:
                  "table", "line", "winner", "blocked", "is_terminal", "from_deal")
 
     is_chance = False  # the deal is the only chance event, and it happens outside the state
+
+    def __init_subclass__(cls, **kw) -> None:
+        super().__init_subclass__(**kw)
+        if "clone" not in cls.__dict__:   # a subclass may still write its own
+            cls.clone = _make_clone(cls)
+
+    def clone(self):
+        """A copy that shares everything immutable (the variant, the boneyard tuple, the
+        line, the history linked list) and copies each list slot (hands, ends, ...) shallowly:
+        hands are bitmasks, so the copy is a few list slices.  Generated per class from
+        every slot in its MRO (see :func:`_make_clone`)."""
+        return _make_clone(type(self))(self)
 
     def _init_base(self, variant: Variant, hands: Sequence[int], boneyard: Sequence[int],
                    current_player: int, passes: int, table: Optional[int], line, history,
@@ -306,6 +334,29 @@ class StateBase:
         state = "over" if self.is_terminal else f"seat {self.current_player} to move"
         return (f"<{type(self).__name__} {self.variant.name}: {state}; hands "
                 f"{'/'.join(str(count(h)) for h in self.hands)} tiles; boneyard {self.boneyard_size}>")
+
+
+def _make_clone(cls):
+    """``clone`` for ``cls``: every ``__slots__`` name in its MRO, a list slot copied with
+    ``[:]``, any other value shared.  Compiled once per class (a loop of getattr/setattr
+    would be several times slower, and clone is on every search's hot path)."""
+    names = []
+    for k in reversed(cls.__mro__):
+        slots = k.__dict__.get("__slots__", ())
+        for n in (slots,) if isinstance(slots, str) else slots:
+            if n not in names:
+                names.append(n)
+    lines = ["def clone(self):", "    s = _new(self.__class__)"]
+    for n in names:
+        lines.append(f"    v = self.{n}")
+        lines.append(f"    s.{n} = v[:] if v.__class__ is list else v")
+    lines.append("    return s")
+    ns = {"_new": object.__new__}
+    exec("\n".join(lines), ns)
+    fn = ns["clone"]
+    fn.__qualname__ = f"{cls.__qualname__}.clone"
+    fn.__doc__ = StateBase.clone.__doc__
+    return fn
 
 
 # ---------------------------------------------------------------------------- worlds

@@ -43,6 +43,7 @@ import numpy as np
 from numba import njit
 
 from .tiles import DOUBLES_MASK, HEAVINESS, IS_DOUBLE, N_TILES, OTHER_HALF, PIPS, SUIT, TILES
+from .variants import SpinnerRules
 
 
 # ----------------------------------------------------------------------- rules (params)
@@ -102,9 +103,10 @@ def params(variant) -> np.ndarray:
         p[P_LONE], p[P_PAIRS] = v.lone_blank_double, int(v.pairs)
         p[P_REDEAL_DOUBLES], p[P_REDEAL_SUIT] = v.redeal_doubles, v.redeal_suit
         p[P_SPINNER], p[P_TILE_SET], p[P_N_ENDS] = int(v.layout == "spinner"), v.tile_set, v.n_ends
-        p[P_SPIN_SCORE], p[P_TRIPLE_SCORE], p[P_DOUBLE_SCORE] = v.spinner_score, v.triple_score, v.double_score
-        p[P_MULTIPLE], p[P_MIN_ENDS], p[P_LUCK_DRAWS] = v.count_multiple, v.min_scoring_ends, v.luck_draws
-        p[P_LUCK_PENALTY], p[P_LUCKY_DRAW], p[P_CANCEL] = v.luck_penalty, v.lucky_draw, int(v.cancel_penalties)
+        sr = v.spinner or SpinnerRules()   # a line reads none of these; packed as before
+        p[P_SPIN_SCORE], p[P_TRIPLE_SCORE], p[P_DOUBLE_SCORE] = sr.spinner_score, sr.triple_score, sr.double_score
+        p[P_MULTIPLE], p[P_MIN_ENDS], p[P_LUCK_DRAWS] = sr.count_multiple, sr.min_scoring_ends, sr.luck_draws
+        p[P_LUCK_PENALTY], p[P_LUCKY_DRAW], p[P_CANCEL] = sr.luck_penalty, sr.lucky_draw, int(sr.cancel_penalties)
         p[P_SCORING] = {"result": SCORE_RESULT, "troshin": SCORE_TROSHIN, "triple": SCORE_TRIPLE}[v.scoring]
         p[P_ACTIONS] = v.num_actions
         p.setflags(write=False)

@@ -110,7 +110,7 @@ def encode_triple_view(view: DominoView) -> np.ndarray:
     encode_other_seats(view, x, sizes=180, voids=198)
     x[183] = view.boneyard_size / N_TILES
     x[184] = min(1.0, view.passes / n)
-    x[185] = view.turn_draws / v.luck_draws
+    x[185] = view.turn_draws / v.spinner.luck_draws
     x[186] = 1.0 if view.lucky >= 0 and view.current_player == me else 0.0
     for r, p in relative_seats(view):
         x[187 + r] = min(1.0, view.winnings[p] / 300)

@@ -27,7 +27,7 @@ from typing import List, Optional, Sequence
 from pipslab.envs.errors import IllegalActionError
 
 from .common import (
-    DRAW, OUTRANKING, PASS, PLACE, DominoView, StateBase, deal_hands, first_player, initial_groups,
+    DRAW, OUTRANKING, PASS, PLACE, DominoView, Event, StateBase, deal_hands, first_player, initial_groups,
     opening_tile, take_placed, zero_sum_returns,
 )
 from .tiles import OTHER_HALF, SUIT, TILES, count, tile_name, tiles_of
@@ -62,26 +62,6 @@ class DominoState(StateBase):
         hands, boneyard = deal_hands(variant, rng)
         seat, tile = first_player(variant, hands, rng)
         return cls(variant, hands, boneyard, current_player=seat, opening=tile, table=0)
-
-    def clone(self) -> "DominoState":
-        s = object.__new__(self.__class__)
-        s.variant = self.variant
-        s.hands = self.hands[:]
-        s.boneyard = self.boneyard
-        s.bpos = self.bpos
-        s.current_player = self.current_player
-        s.passes = self.passes
-        s.history = self.history
-        s.table = self.table
-        s.line = self.line
-        s.winner = self.winner
-        s.blocked = self.blocked
-        s.is_terminal = self.is_terminal
-        s.from_deal = self.from_deal
-        s.left = self.left
-        s.right = self.right
-        s.opening = self.opening
-        return s
 
     # ------------------------------------------------------------------ rules
     def placements(self) -> List[int]:
@@ -151,7 +131,7 @@ class DominoState(StateBase):
                     self.left = other
                     if self.line is not None:
                         self.line = ((other, shown),) + self.line
-            self.history = ((PLACE, player, tile, end, left, right), self.history)
+            self.history = (Event(PLACE, player, tile, end, left, right), self.history)
             hand ^= 1 << tile
             self.hands[player] = hand
             self.table |= 1 << tile
@@ -168,7 +148,7 @@ class DominoState(StateBase):
             tile = self.boneyard[self.bpos]
             self.bpos += 1
             self.hands[player] |= 1 << tile
-            self.history = ((DRAW, player, -1, -1, self.left, self.right), self.history)
+            self.history = (Event(DRAW, player, -1, -1, self.left, self.right), self.history)
             return  # drawing does not end the turn
         elif action == v.pass_action:
             if self.placements():
@@ -177,7 +157,7 @@ class DominoState(StateBase):
                 self._illegal(action, "the boneyard is not empty: draw first")
             left, right = self.left, self.right
             lacking = (1 << left | 1 << right) if left >= 0 else 0
-            self.history = ((PASS, player, -1, lacking, left, right), self.history)
+            self.history = (Event(PASS, player, -1, lacking, left, right), self.history)
             self.passes += 1
             if self.passes >= v.players:
                 self._finish(winner=None, blocked=True)

@@ -359,8 +359,8 @@ def _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes, r
     winnings = _columns(fields["winnings"], "winnings", n) if "winnings" in fields else [0] * n
     penalties = _columns(fields["penalties"], "penalties", n) if "penalties" in fields else [0] * n
     draws = _int(fields.get("draws", "0"), "draws")
-    if not 0 <= draws <= variant.luck_draws:
-        raise PositionError(f"draws={draws}: must be 0..{variant.luck_draws} (draws allowed per turn)")
+    if not 0 <= draws <= variant.spinner.luck_draws:
+        raise PositionError(f"draws={draws}: must be 0..{variant.spinner.luck_draws} (draws allowed per turn)")
     lucky = -1
     if "lucky" in fields and fields["lucky"] not in ("", "-"):
         lucky = parse_tile(fields["lucky"])

@@ -34,7 +34,7 @@ from typing import List, Optional, Sequence
 from pipslab.envs.errors import IllegalActionError
 
 from .common import (
-    DRAW, PASS, PLACE, DominoView, StateBase, deal_hands, first_player, initial_groups, take_placed,
+    DRAW, PASS, PLACE, DominoView, Event, StateBase, deal_hands, first_player, initial_groups, take_placed,
     zero_sum_returns,
 )
 from .tiles import (
@@ -61,7 +61,7 @@ def placement_score(variant: Variant, ends, spinner: int, tile: int, end: int) -
         new = [TILES[tile][0], TILES[tile][1], -1, -1]
     else:
         if spinner < 0 and IS_DOUBLE[tile]:
-            return v.spinner_score
+            return v.spinner.spinner_score
         new = list(ends)
         new[end] = OTHER_HALF[tile][shown_number(ends, spinner, end)]
     n_open = 0
@@ -70,9 +70,9 @@ def placement_score(variant: Variant, ends, spinner: int, tile: int, end: int) -
         if e >= 0:
             n_open += 1
             total += e
-    if n_open < v.min_scoring_ends or total <= 0 or total % v.count_multiple:
+    if n_open < v.spinner.min_scoring_ends or total <= 0 or total % v.spinner.count_multiple:
         return 0
-    return v.double_score if IS_DOUBLE[tile] else v.triple_score
+    return v.spinner.double_score if IS_DOUBLE[tile] else v.spinner.triple_score
 
 
 def placements_of(ends, spinner: int, hand: int) -> List[int]:
@@ -108,7 +108,7 @@ def scoring_mask(variant: Variant, ends, spinner: int, candidates: int) -> int:
         for n in shown:
             if n >= 0:
                 doubles |= candidates & SUIT[n] & DOUBLES_MASK
-        if v.spinner_score > 0:
+        if v.spinner.spinner_score > 0:
             mask |= doubles
         candidates &= ~DOUBLES_MASK
     n_open = 0
@@ -117,13 +117,13 @@ def scoring_mask(variant: Variant, ends, spinner: int, candidates: int) -> int:
         if e >= 0:
             n_open += 1
             total += e
-    k = v.count_multiple
+    k = v.spinner.count_multiple
     for end in range(4):
         n = shown[end]
         if n < 0:
             continue
         opened = ends[end] >= 0
-        if n_open + (not opened) < v.min_scoring_ends:
+        if n_open + (not opened) < v.spinner.min_scoring_ends:
             continue
         base = total - (ends[end] if opened else 0)
         m = candidates & SUIT[n] & ~mask
@@ -132,7 +132,7 @@ def scoring_mask(variant: Variant, ends, spinner: int, candidates: int) -> int:
             m ^= low
             t = low.bit_length() - 1
             tot = base + OTHER_HALF[t][n]
-            if tot > 0 and tot % k == 0 and (v.double_score if IS_DOUBLE[t] else v.triple_score) > 0:
+            if tot > 0 and tot % k == 0 and (v.spinner.double_score if IS_DOUBLE[t] else v.spinner.triple_score) > 0:
                 mask |= low
     return mask
 
@@ -169,30 +169,6 @@ class TripleState(StateBase):
         hands, boneyard = deal_hands(variant, rng)
         seat, _tile = first_player(variant, hands, rng)
         return cls(variant, hands, boneyard, current_player=seat, table=0)
-
-    def clone(self) -> "TripleState":
-        s = object.__new__(self.__class__)
-        s.variant = self.variant
-        s.hands = self.hands[:]
-        s.boneyard = self.boneyard
-        s.bpos = self.bpos
-        s.current_player = self.current_player
-        s.passes = self.passes
-        s.history = self.history
-        s.table = self.table
-        s.line = self.line
-        s.winner = self.winner
-        s.blocked = self.blocked
-        s.is_terminal = self.is_terminal
-        s.from_deal = self.from_deal
-        s.ends = self.ends[:]
-        s.spinner = self.spinner
-        s.arms = self.arms
-        s.winnings = self.winnings[:]
-        s.penalties = self.penalties[:]
-        s.turn_draws = self.turn_draws
-        s.lucky = self.lucky
-        return s
 
     # ------------------------------------------------------------------ layout
     def shown(self, end: int) -> int:
@@ -240,7 +216,7 @@ class TripleState(StateBase):
         if self.lucky >= 0:
             return acts
         v = self.variant
-        if self.bpos < len(self.boneyard) and self.turn_draws < v.luck_draws:
+        if self.bpos < len(self.boneyard) and self.turn_draws < v.spinner.luck_draws:
             acts.append(v.draw_action)
         if not acts or (acts == [v.draw_action] and self.turn_draws >= 1):
             acts.append(v.pass_action)
@@ -249,7 +225,7 @@ class TripleState(StateBase):
     def _credit(self, player: int, points: int) -> None:
         if points <= 0:
             return
-        if self.variant.cancel_penalties and self.penalties[player]:
+        if self.variant.spinner.cancel_penalties and self.penalties[player]:
             cancel = min(points, self.penalties[player])
             self.penalties[player] -= cancel
             points -= cancel
@@ -271,12 +247,12 @@ class TripleState(StateBase):
                 self._illegal(action, self._why_not(tile, end))
             left, right = self.ends[0], self.ends[1]
             if self.lucky >= 0:
-                points = v.lucky_draw
+                points = v.spinner.lucky_draw
                 self.lucky = -1
             else:
                 points = self.placement_score(tile, end)
             self._lay(tile, end)
-            self.history = ((PLACE, player, tile, end, left, right), self.history)
+            self.history = (Event(PLACE, player, tile, end, left, right), self.history)
             self.hands[player] ^= 1 << tile
             self.table |= 1 << tile
             self.passes = 0
@@ -290,8 +266,8 @@ class TripleState(StateBase):
                 self._illegal(action, f"the lucky {tile_name(self.lucky)} must be placed at once")
             if self.bpos >= len(self.boneyard):
                 self._illegal(action, "the boneyard is empty")
-            if self.turn_draws >= v.luck_draws:
-                self._illegal(action, f"already {v.luck_draws} draws this turn")
+            if self.turn_draws >= v.spinner.luck_draws:
+                self._illegal(action, f"already {v.spinner.luck_draws} draws this turn")
             scoring = self.scoring_tiles()
             tile = self.boneyard[self.bpos]
             self.bpos += 1
@@ -301,9 +277,9 @@ class TripleState(StateBase):
                 self.lucky = tile
                 code = ~scoring  # negative: lucky, the tile is among ~code
             else:
-                self.penalties[player] += v.luck_penalty
+                self.penalties[player] += v.spinner.luck_penalty
                 code = scoring
-            self.history = ((DRAW, player, -1, code, self.ends[0], self.ends[1]), self.history)
+            self.history = (Event(DRAW, player, -1, code, self.ends[0], self.ends[1]), self.history)
             return  # drawing does not end the turn
         elif action == v.pass_action:
             if self.lucky >= 0:
@@ -312,7 +288,7 @@ class TripleState(StateBase):
                 self._illegal(action, "a placement exists: pass only without a legal placement")
             if self.bpos < len(self.boneyard) and self.turn_draws == 0:
                 self._illegal(action, "with no placement, draw at least once before passing")
-            self.history = ((PASS, player, -1, self.open_numbers(), self.ends[0], self.ends[1]), self.history)
+            self.history = (Event(PASS, player, -1, self.open_numbers(), self.ends[0], self.ends[1]), self.history)
             self.passes += 1
             self.turn_draws = 0
             if self.passes >= v.players and self.bpos >= len(self.boneyard):

@@ -16,6 +16,34 @@ from .tiles import N_TILES, TILES
 
 
 @dataclass(frozen=True)
+class SpinnerRules:
+    """The spinner layout's scoring: Triple domino for luck (RULES §4), held by
+    ``Variant.spinner`` (None for a line game).
+
+    spinner_score:  points for placing the spinner (8).
+    triple_score:   a tile that makes the count a positive multiple of ``count_multiple`` (5).
+    double_score:   a double that does so (7 = 5 + 2).
+    count_multiple: 3.
+    min_scoring_ends: nothing but the spinner scores while fewer ends are open (3).
+    luck_draws:     draws allowed per turn (5).
+    luck_penalty:   penalty points per drawn tile that gives no scoring placement (5).
+    lucky_draw:     points for a drawn tile that gives a scoring placement (10); it must
+                    be placed at once, on a scoring end, and ends the turn.
+    cancel_penalties: winnings cancel penalty points first, automatically (True).
+    """
+
+    spinner_score: int = 8
+    triple_score: int = 5
+    double_score: int = 7
+    count_multiple: int = 3
+    min_scoring_ends: int = 3
+    luck_draws: int = 5
+    luck_penalty: int = 5
+    lucky_draw: int = 10
+    cancel_penalties: bool = True
+
+
+@dataclass(frozen=True)
 class Variant:
     """How a domino game is played.
 
@@ -30,7 +58,6 @@ class Variant:
                     (RULES §2 Decision, §3); ``"any"`` — the first seat may open with any
                     tile; or a tile id that must open (Troshin's 120-point deal: 0-0).
     lone_blank_double: what a hand holding only 0-0 counts (Troshin: 10; Happy: 0).
-    n_ends:         end slots in the action encoding (2 for a line, 4 for a spinner).
     max_pip:        the set played with: the double-``max_pip`` set (6: all 28 tiles; 2: the
                     6 tiles 0-0 … 2-2; 3: 10 tiles).  A smaller set keeps the 28-tile ids and
                     the action encoding — only the tiles dealt shrink — so agents, encoders and
@@ -48,20 +75,11 @@ class Variant:
                     (blocked), pairs by pair totals (RULES §3 Decisions).
     match_target:   points that win a match (Troshin: 100).
 
-    Triple domino for luck (RULES §4; ``scoring="triple"``):
-
     layout:         ``"line"`` or ``"spinner"`` (the first double after the opening tile —
                     or a double opening — lies crosswise and opens two side lines).
-    spinner_score:  points for placing the spinner (8).
-    triple_score:   a tile that makes the count a positive multiple of ``count_multiple`` (5).
-    double_score:   a double that does so (7 = 5 + 2).
-    count_multiple: 3.
-    min_scoring_ends: nothing but the spinner scores while fewer ends are open (3).
-    luck_draws:     draws allowed per turn (5).
-    luck_penalty:   penalty points per drawn tile that gives no scoring placement (5).
-    lucky_draw:     points for a drawn tile that gives a scoring placement (10); it must
-                    be placed at once, on a scoring end, and ends the turn.
-    cancel_penalties: winnings cancel penalty points first, automatically (True).
+    spinner:        the spinner's scoring rules (:class:`SpinnerRules`) for the spinner
+                    layout (Triple domino for luck, RULES §4; ``scoring="triple"``); None
+                    for a line.
     """
 
     name: str
@@ -70,22 +88,13 @@ class Variant:
     draw: bool = False
     opening: object = "highest_double"
     lone_blank_double: int = 0
-    n_ends: int = 2
     pairs: bool = False
     redeal_doubles: int = 0
     redeal_suit: int = 0
     scoring: str = "result"
     match_target: int = 100
     layout: str = "line"
-    spinner_score: int = 8
-    triple_score: int = 5
-    double_score: int = 7
-    count_multiple: int = 3
-    min_scoring_ends: int = 3
-    luck_draws: int = 5
-    luck_penalty: int = 5
-    lucky_draw: int = 10
-    cancel_penalties: bool = True
+    spinner: "SpinnerRules | None" = None
     max_pip: int = 6
 
     def __post_init__(self):
@@ -107,8 +116,14 @@ class Variant:
             raise PipslabError(f"variant {self.name!r}: unknown scoring {self.scoring!r}")
         if self.layout not in ("line", "spinner"):
             raise PipslabError(f"variant {self.name!r}: unknown layout {self.layout!r}")
-        if (self.layout == "spinner") != (self.n_ends == 4):
-            raise PipslabError(f"variant {self.name!r}: a spinner has 4 end slots, a line 2")
+        if (self.layout == "spinner") != (self.spinner is not None):
+            raise PipslabError(f"variant {self.name!r}: the spinner layout needs its SpinnerRules "
+                               f"(spinner=...), a line none")
+
+    @property
+    def n_ends(self) -> int:
+        """End slots in the action encoding, from the layout: 2 for a line, 4 for a spinner."""
+        return 4 if self.layout == "spinner" else 2
 
     @property
     def teams(self) -> tuple:
@@ -171,7 +186,8 @@ TROSHIN_120 = _troshin(4, name="troshin-120", hand_size=7, opening=0)
 
 def _triple(players: int) -> Variant:
     return Variant(name=f"triple-{players}", players=players, hand_size=5 if players == 4 else 6,
-                   draw=True, opening="any", n_ends=4, layout="spinner", scoring="triple")
+                   draw=True, opening="any", layout="spinner", spinner=SpinnerRules(),
+                   scoring="triple")
 
 
 TRIPLE_2, TRIPLE_3, TRIPLE_4 = _triple(2), _triple(3), _triple(4)

@@ -269,3 +269,32 @@ def test_sample_world_of_a_scenario_keeps_known_tiles():
     assert w.hands[0] == s.hands[0]
     assert bin(w.hands[1]).count("1") == 3
     assert not w.hands[1] & s.hands[0] and not w.hands[1] & s.table
+
+
+# ------------------------------------------------------------------ rules data (issue #20)
+@pytest.mark.parametrize("name", ["troshin-2", "triple-3"])
+def test_clone_copies_every_slot_and_shares_the_history(name):
+    from pipslab.envs.dominoes import variants as V
+    from pipslab.envs.dominoes.common import Event
+    from pipslab.envs.dominoes.engine import deal as deal_
+    rng = random.Random(3)
+    s = deal_(V.VARIANTS[name], rng)
+    for _ in range(5):
+        s.apply(rng.choice(s.legal_actions()))
+    c = s.clone()
+    slots = {n for k in type(s).__mro__ for n in getattr(k, "__slots__", ())}
+    for n in slots:
+        a, b = getattr(s, n), getattr(c, n)
+        assert a == b, n
+        assert (a is not b) if isinstance(a, list) else (a is b), n
+    assert c.history is s.history and all(type(e) is Event for e in s.events())
+    c.apply(c.legal_actions()[0])
+    assert s.events() == c.events()[:-1]
+
+
+def test_variant_derives_n_ends_and_holds_spinner_rules_apart():
+    from pipslab.envs.dominoes import variants as V
+    assert V.TROSHIN_2.n_ends == 2 and V.TROSHIN_2.spinner is None
+    assert V.TRIPLE_2.n_ends == 4 and V.TRIPLE_2.spinner == V.SpinnerRules()
+    with pytest.raises(PipslabError):
+        V.TROSHIN_2.with_(layout="spinner")

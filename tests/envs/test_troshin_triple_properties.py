@@ -182,9 +182,9 @@ def play_triple(v, seed):
             assert all(placement_score(v, s.ends, s.spinner, s.lucky, a & 3) > 0 for a in placements)
         else:
             assert placements == [a for a in legal if a < v.draw_action]
-            assert (v.draw_action in legal) == (s.boneyard_size > 0 and s.turn_draws < v.luck_draws)
+            assert (v.draw_action in legal) == (s.boneyard_size > 0 and s.turn_draws < v.spinner.luck_draws)
             assert (v.pass_action in legal) == (not placements and (s.boneyard_size == 0 or s.turn_draws >= 1))
-        assert s.turn_draws <= v.luck_draws
+        assert s.turn_draws <= v.spinner.luck_draws
         # the fast scoring mask agrees with the definition
         if rng.random() < 0.2:
             cand = FULL_SET & ~s.table
@@ -199,12 +199,12 @@ def play_triple(v, seed):
             check_illegal_refused(s, rng)
         a = rng.choice(legal)
         if a < v.draw_action:
-            events_sum[me] += v.lucky_draw if s.lucky >= 0 else placement_score(v, s.ends, s.spinner, a // 4, a % 4)
+            events_sum[me] += v.spinner.lucky_draw if s.lucky >= 0 else placement_score(v, s.ends, s.spinner, a // 4, a % 4)
         before_pen = s.penalties[me] + s.winnings[me]
         s.apply(a)
         if a == v.draw_action and s.lucky < 0:
-            events_sum[me] -= v.luck_penalty
-            assert s.penalties[me] + s.winnings[me] == before_pen + v.luck_penalty
+            events_sum[me] -= v.spinner.luck_penalty
+            assert s.penalties[me] + s.winnings[me] == before_pen + v.spinner.luck_penalty
         for p in range(v.players):
             assert s.winnings[p] - s.penalties[p] == events_sum[p], "winnings - penalties = the scoring events"
             assert s.winnings[p] >= 0 and s.penalties[p] >= 0
