@@ -1,7 +1,7 @@
 """Golden playthroughs of every game (OpenSpiel's practice): a seeded game of each variant,
 played by ``random`` seats through the game loop, as plain data — every move (seat, action,
 its name), a hash of every seat's observation before each move, and the outcome.  The
-files ``tests/playthroughs/NAME.json`` are checked in; ``test_playthroughs.py`` plays the
+files ``tests/playthroughs/NAME.json`` are checked in; ``tests/test_game_playthroughs.py`` plays the
 same games again and diffs them, so any change to rules, notation, encoders or the deal is
 seen.  Regenerate only for an intended change: ``.venv/bin/python tests/playthroughs/record.py``.
 """
