@@ -5,31 +5,9 @@
 // tell a test (or a person's script) what is shown.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
 let record = null;      // the recorded game being stepped through
 let step = 0;
 let asked = 0;          // the latest request: older answers are dropped
-
-function html(tag, attrs, parent, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-async function api(method, path, body) {
-  const res = await fetch(path, {method, headers: {"Content-Type": "application/json"},
-                                 body: body === undefined ? undefined : JSON.stringify(body)});
-  const data = await res.json();
-  if (!res.ok) throw new Error(data.error || res.statusText);
-  return data;
-}
-
-function showError(message) {
-  $("error").textContent = message || "";
-  $("error").hidden = !message;
-}
 
 // Run one request (the page shows "busy" meanwhile); its answer is drawn unless a newer one was asked.
 async function ask(request, draw) {

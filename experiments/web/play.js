@@ -6,7 +6,6 @@
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
-const $ = (id) => document.getElementById(id);
 let catalogue = [];
 let current = null;       // the last game state from the server
 let busy = false;
@@ -17,28 +16,6 @@ function el(tag, attrs, parent, text) {
   if (text !== undefined) node.textContent = text;
   if (parent) parent.appendChild(node);
   return node;
-}
-
-function html(tag, attrs, parent, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-async function api(method, path, body) {
-  const res = await fetch(path, {method, headers: {"Content-Type": "application/json"},
-                                 body: body === undefined ? undefined : JSON.stringify(body)});
-  const data = await res.json();
-  if (!res.ok) throw new Error(data.error || res.statusText);
-  return data;
-}
-
-function showError(message) {
-  const box = $("error");
-  box.textContent = message || "";
-  box.hidden = !message;
 }
 
 // ------------------------------------------------------------------ the form

@@ -152,7 +152,7 @@ def test_the_page_and_its_assets_are_served(server):
     assert status == 200 and "/static/play.js" in text and 'id="board"' in text and 'href="/analyze"' in text
     status, _, text = call(server, "GET", "/analyze")
     assert status == 200 and "/static/analyze.js" in text and 'id="values"' in text and 'href="/"' in text
-    for name in ("play.js", "play.css", "analyze.js", "analyze.css"):
+    for name in ("common.js", "play.js", "play.css", "analyze.js", "analyze.css"):
         status, _, text = call(server, "GET", f"/static/{name}")
         assert status == 200 and len(text) > 500
     status, data, _ = call(server, "GET", "/api/games")
