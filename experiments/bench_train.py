@@ -75,7 +75,8 @@ def measure_domino_training(seconds: float, seed: int, guide: str = "") -> dict:
     net = PolicyNet(dict(net_spec("happy", {"mode": "block"}), hidden=args.hidden))
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     league = td.League(args)
-    teacher = td.Teacher(args) if guide else None
+    from pipslab.agents.teacher import Teacher
+    teacher = Teacher("happy", {"mode": "block"}, guide, args.guide_samples) if guide else None
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

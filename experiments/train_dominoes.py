@@ -108,7 +108,7 @@ from pipslab.agents.base import Agent, Observation
 from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_logits, net_dict, net_from, net_spec,
                                        masked_softmax, read_net, sample_actions)
 from pipslab.agents.registry import make_agent
-from pipslab.envs.dominoes.engine import packed_world_sampler, world_sampler
+from pipslab.agents.teacher import Teacher
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import get_game
 
@@ -385,7 +385,7 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
     Both make the same draws from each hand's generator in the same order, so they play
     the same hands (up to the rounding of a snapshot's forward pass, which the compiled
     path makes for many decisions at once)."""
-    teacher = (teacher or Teacher(args)) if label else None
+    teacher = (teacher or Teacher(args.game, args.options, args.guide, args.guide_samples)) if label else None
     game = get_game(args.game)
     opts = game.resolve(args.options)
     teams = game.teams(opts)
@@ -615,7 +615,7 @@ def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, 
         return teacher.best_moves(state_of(h), p, rngs[h])
 
     n = variant.players
-    oracle = teacher is not None and teacher.args.guide == "oracle" and variant.layout == "line"
+    oracle = teacher is not None and teacher.guide == "oracle" and variant.layout == "line"
 
     def play_all(hands, actions):
         dc.play_many(prm, S, np.asarray(hands, dtype=np.int64), np.asarray(actions, dtype=np.int64), moves, nmoves)
@@ -665,72 +665,6 @@ def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, 
         cc.returns_into(prm, S[h], out)
         finals.append(out[:n].tolist())
     return traj, finals
-
-
-class Teacher:
-    """The moves ``--guide`` labels a learner's decision with (ties all kept):
-
-    * ``oracle`` — the exact solver (``pimc``'s) on the true state;
-    * ``pimc`` — the solver's values summed over ``guide_samples`` worlds dealt by
-      ``sample_world`` from the seat's view, pimc's own rule (win first, then margin);
-    * an agent spec — that agent's move from the seat's observation (built afresh for
-      each label, as the harness builds agents per game).
-
-    In draw mode the solver searches 8 placements deep, as ``pimc`` does.  Every random
-    choice comes from the hand's generator.  ``compiled`` (the default) deals and solves
-    ``pimc``'s worlds in one compiled call (:class:`~pipslab.agents.pimc_compiled.CompiledPIMC`,
-    the worlds of ``engine.packed_world_sampler`` dealt by a generator seeded with one
-    draw from the hand's): the same labels in distribution, other worlds than the Python
-    sampler's (``compiled=False``, the reference)."""
-
-    def __init__(self, args: TrainArgs, compiled: bool = True):
-        self.args = args
-        self.num_actions = get_game(args.game).actions(args.options)
-        self.solver = None
-        self.pimc = None
-        if args.guide in ("oracle", "pimc"):
-            from pipslab.agents.search_dominoes import PIMCAgent
-            from pipslab.agents.solver import Solver
-            variant = get_game(args.game).new_state(np.random.default_rng(0), args.options).variant
-            depth = PIMCAgent.DRAW_MODE_DEPTH if variant.draw else None
-            self.solver = Solver("margin", max_depth=depth)
-            if args.guide == "pimc" and compiled:
-                from pipslab.agents.pimc_compiled import CompiledPIMC
-                self.pimc = CompiledPIMC(variant, depth)
-
-    def oracle_moves(self, variant, boneyard, hands, seat, left, right, bpos) -> Optional[List[int]]:
-        """``oracle``'s :meth:`best_moves` of a line position given by its parts
-        (:meth:`Solver.root_move_values`: the same values, the same table after), or
-        ``None`` where the solver needs the state."""
-        totals = self.solver.root_move_values(variant, boneyard, hands, seat, left, right, bpos)
-        if totals is None:
-            return None
-        top = max(totals.values())
-        return [b for b, v in totals.items() if v == top]
-
-    def best_moves(self, state, seat: int, rng: np.random.Generator) -> List[int]:
-        args = self.args
-        if args.guide == "oracle":
-            totals = self.solver.move_values(state)
-        elif args.guide == "pimc":
-            view = state.observe(seat)
-            legal = state.legal_actions()
-            if self.pimc is not None and view.left >= 0 and legal[-1] < view.variant.draw_action:
-                from pipslab.envs.dominoes.compiled import new_rng
-                sums = self.pimc.totals(packed_world_sampler(view), new_rng(int(rng.integers(1 << 62))),
-                                        args.guide_samples)
-                totals = {b: int(sums[b]) for b in legal}
-            else:
-                totals = dict.fromkeys(legal, 0)
-                worlds = world_sampler(view)
-                for _ in range(args.guide_samples):
-                    for b, v in self.solver.move_values(worlds(rng)).items():
-                        totals[b] += v
-        else:
-            obs = Observation(seat, state.observe(seat), state.legal_actions(), self.num_actions)
-            totals = {make_agent(args.guide, args.game).act(obs, rng): 1}
-        top = max(totals.values())
-        return [b for b, v in totals.items() if v == top]
 
 
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: TrainArgs, update: int,
@@ -921,7 +855,7 @@ def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
                                     wall_s=wall, hyper=json.dumps(args.hyper()), curve=json.dumps(curve),
                                     league=league.state()), ckpt)
 
-    teacher = Teacher(args) if args.guide else None     # one for the run: the solver's table is kept
+    teacher = Teacher(args.game, args.options, args.guide, args.guide_samples) if args.guide else None     # one for the run: the solver's table is kept
     bar = tqdm(total=target, initial=min(hands, target), unit="hand", disable=not args.progress,
                dynamic_ncols=True, smoothing=0.05)
     t0 = time.perf_counter() - wall

@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from pipslab.agents.domino_net import NetPlayer, PolicyNet, net_spec
-from pipslab.experiments.train_dominoes import League, Teacher, TrainArgs, play_hands
+from pipslab.agents.teacher import Teacher
+from pipslab.experiments.train_dominoes import League, TrainArgs, play_hands
 
 SMALL = dict(hidden=[32, 32], batch_hands=64, minibatch=256, epochs=2, snapshot_every=2, checkpoint_every=1,
              eval_games=0, progress=False)
@@ -50,9 +51,9 @@ def test_compiled_self_play_gives_the_reference_batch(game, options, changes):
     args, player, league = _setup(game, options, **changes)
     label = bool(args.guide)
     fast = play_hands(player, league, args, 0, 48, label=label,
-                      teacher=Teacher(args, compiled=False) if label else None)
+                      teacher=Teacher(args.game, args.options, args.guide, args.guide_samples, compiled=False) if label else None)
     slow = play_hands(player, league, args, 0, 48, label=label, compiled=False,
-                      teacher=Teacher(args, compiled=False) if label else None)
+                      teacher=Teacher(args.game, args.options, args.guide, args.guide_samples, compiled=False) if label else None)
     assert fast.decisions > 0
     _same(fast, slow)
 
@@ -75,14 +76,14 @@ def test_the_compiled_pimc_teacher_labels_pimcs_moves(mode):
     from pipslab.envs.dominoes.engine import deal
     from pipslab.envs.dominoes.variants import happy
     args, player, league = _setup("happy", {"mode": mode}, guide="pimc", guide_samples=6)
-    teacher = Teacher(args)
+    teacher = Teacher(args.game, args.options, args.guide, args.guide_samples)
     assert teacher.pimc is not None
     a = play_hands(player, league, args, 0, 24, label=True, teacher=teacher)
-    b = play_hands(player, league, args, 0, 24, label=True, teacher=Teacher(args))
+    b = play_hands(player, league, args, 0, 24, label=True, teacher=Teacher(args.game, args.options, args.guide, args.guide_samples))
     assert a.decisions > 0 and (a.teacher.sum(1) >= 1).all()
     assert np.all(a.masks[a.teacher == 1] == 1)
     np.testing.assert_array_equal(a.teacher, b.teacher)
-    reference = Teacher(args, compiled=False)
+    reference = Teacher(args.game, args.options, args.guide, args.guide_samples, compiled=False)
     rng = random.Random(5)
     same, again = [], []
     while len(same) < 80:
@@ -111,7 +112,7 @@ def test_the_oracle_read_from_its_parts_is_the_oracle_on_the_state(game, options
     ways in turn keeps giving the values of a solver asked on the states alone."""
     from pipslab.envs.game import get_game
     args = TrainArgs(game=game, options=options, guide="oracle", **SMALL)
-    parts, whole = Teacher(args), Teacher(args)
+    parts, whole = Teacher(args.game, args.options, args.guide, args.guide_samples), Teacher(args.game, args.options, args.guide, args.guide_samples)
     rng = np.random.default_rng(7)
     answered = 0
     for i in range(150):
