@@ -1,37 +1,96 @@
-"""``pipslab train GAME ...``: self-play training of a neural agent for one game.
+"""``pipslab train``: self-play training, one game or a whole recipe.
 
-* ``pipslab train backgammon`` -- TD(λ) of the ``td`` value network
-  (:mod:`pipslab.experiments.train_backgammon`);
-* ``pipslab train happy|troshin|triple`` -- masked PPO of the ``net`` policy in a league
-  (:mod:`pipslab.experiments.train_dominoes`).
+    pipslab train backgammon --games 200000 --out DIR        # TD(λ) of the td net
+    pipslab train happy --mode block --hands 300000 --out DIR # masked PPO of the net policy
+    pipslab train --recipe happy-block --out DIR [--scale F] [--resume]
+    pipslab train --recipes                                   # the recipes and their stages
 
-Each game's trainer has its own flags (``pipslab train backgammon --help``).
+Every trainer runs on one skeleton (:mod:`pipslab.experiments.trainer`); its flags are
+generated from its args dataclass and its game's options.  docs/training.md tells the
+whole story.
 """
 from __future__ import annotations
 
+import argparse
 import importlib
+from typing import Dict
 
-# game -> (module, one-line help)
-TRAINERS = {
-    "backgammon": ("pipslab.experiments.train_backgammon", "TD(λ) self-play of the td value network"),
-    "happy": ("pipslab.experiments.train_dominoes", "masked PPO of the net policy in a league (Happy)"),
-    "troshin": ("pipslab.experiments.train_dominoes", "masked PPO of the net policy in a league (Troshin)"),
-    "triple": ("pipslab.experiments.train_dominoes", "masked PPO of the net policy in a league (Triple)"),
-}
+from pipslab.envs.errors import PipslabError
+
+# the trainer module of a game family (its TRAINER class trains every game of the family)
+FAMILY_TRAINERS = {"backgammon": "pipslab.experiments.train_backgammon",
+                   "dominoes": "pipslab.experiments.train_dominoes"}
+HELP = {"backgammon": "TD(λ) self-play of the td value network",
+        "dominoes": "masked PPO of the net policy in a league (optionally guided by a teacher)"}
+
+
+def trainers() -> Dict[str, str]:
+    """Game name -> trainer module, for every registered game of a family with a trainer."""
+    from pipslab.envs.game import GAMES
+    out = {}
+    for family, module in FAMILY_TRAINERS.items():
+        for name in GAMES.family(family):
+            out[name] = module
+    return out
+
+
+def trainer_for(game: str):
+    """The :class:`~pipslab.experiments.trainer.Trainer` class that trains ``game``."""
+    known = trainers()
+    if game not in known:
+        raise PipslabError(f"no trainer for {game!r}; games with one: {', '.join(known)}")
+    return importlib.import_module(known[game]).TRAINER
 
 
 def add_arguments(parser) -> None:
+    from . import trainer as skeleton
+    from .checks import out_arg
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--recipe", default=None, metavar="NAME",
+                        help="run a recipe (experiments/recipes/NAME.toml, or a .toml file): every stage of a "
+                             "shipped net's plan, then its evaluation and model card")
+    parser.add_argument("--recipes", action="store_true", help="list the recipes with their stages and budgets")
+    parser.add_argument("--scale", type=float, default=None, metavar="F",
+                        help="--recipe: multiply every stage's budget and evaluation by F (e.g. 0.002: a smoke test)")
+    parser.add_argument("--out", dest="recipe_out", type=out_arg, default=None, metavar="DIR",
+                        help="--recipe: the run folder")
+    parser.add_argument("--resume", dest="recipe_resume", action="store_true", default=False,
+                        help="--recipe: continue the run in --out where it stopped")
+    for name in ("workers", "threads"):
+        parser.add_argument(f"--{name}", dest=f"recipe_{name}", type=int, default=None, metavar="N",
+                            help=f"--recipe: {skeleton.field_help(skeleton.TrainArgs)[name]}")
+    parser.add_argument("--backend", dest="recipe_backend", choices=skeleton.BACKENDS, default=None,
+                        help="--recipe: " + skeleton.field_help(skeleton.TrainArgs)["backend"])
+    parser.add_argument("--device", dest="recipe_device", choices=skeleton.DEVICES, default=None,
+                        help="--recipe: " + skeleton.field_help(skeleton.TrainArgs)["device"])
+    parser.add_argument("--tensorboard", dest="recipe_tensorboard", action="store_true", default=None,
+                        help="--recipe: " + skeleton.field_help(skeleton.TrainArgs)["tensorboard"])
+    parser.add_argument("--no-progress", dest="recipe_progress", action="store_false", default=True)
     sub = parser.add_subparsers(dest="game", metavar="GAME", parser_class=type(parser))
-    sub.required = True
-    for name, (module_name, help_text) in TRAINERS.items():
+    for game, module_name in trainers().items():
         module = importlib.import_module(module_name)
-        p = sub.add_parser(name, help=help_text, description=module.__doc__,
-                           formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
-        if module_name.endswith("train_dominoes"):
-            module.add_arguments(p, name)
-        else:
-            module.add_arguments(p)
+        family = next(f for f, m in FAMILY_TRAINERS.items() if m == module_name)
+        p = sub.add_parser(game, help=HELP[family], description=(module.__doc__ or "").split("\n\n")[0],
+                           epilog="docs/training.md: what each setting does and why.")
+        skeleton.add_arguments(p, module.TRAINER.Args, game=game)
+        p.add_argument("--import", dest="imports", action="append", default=None, metavar="MODULE",
+                       help="import a module or .py file first (it may register agents for --league and the like)")
 
 
 def run(ns) -> int:
-    return importlib.import_module(TRAINERS[ns.game][0]).run(ns)
+    from . import recipe
+    if ns.recipes:
+        print(recipe.describe_all())
+        return 0
+    if ns.recipe is not None:
+        if ns.game is not None:
+            raise PipslabError("give a GAME or --recipe, not both")
+        return recipe.run_command(ns)
+    if ns.game is None:
+        raise PipslabError("name a GAME to train (pipslab train happy --help), or --recipe NAME, or --recipes")
+    for flag in ("scale", "recipe_out"):
+        if getattr(ns, flag) is not None:
+            raise PipslabError(f"--{flag.replace('recipe_', '')} before the game belongs to --recipe; "
+                               f"put it after {ns.game}")
+    from .trainer import run_trainer
+    return run_trainer(trainer_for(ns.game), ns)

@@ -5,7 +5,8 @@
     pipslab train happy --out results/train-happy-block --resume           # after Ctrl-C/kill
     pipslab train happy --exploit net --hands 100000 --out results/exploit-net   # best response
 
-One readable loop (CleanRL's shape: an args dataclass, a seeding block, then the loop):
+What is this trainer's own (the run folder, checkpoints, evaluations, workers and the
+learner's device are the skeleton's, :mod:`pipslab.experiments.trainer`):
 
 1. **Play an update's hands** (``batch_hands`` of them, in lock-step).  Each hand's
    table is drawn from its own stream: with probability ``self_play`` the current
@@ -73,56 +74,39 @@ opponent (an agent spec: ``net`` — the shipped net, greedy as it plays —, ``
 ``suits`` …) on every other side, no self-play, no snapshots.  Its final win rate against
 that opponent measures how exploitable the opponent is (lower is better for it).
 
-Every ``checkpoint_every`` updates a checkpoint (``DIR/checkpoint.pt``: net, Adam state,
-the league's snapshots and scores, hands, updates, wall seconds, curve) is written
-atomically; every ``eval_every`` hands ``eval_games`` duplicate games of the net against
-each ``eval_against`` agent go through the tournament harness (``DIR/evals/…``) into
-``DIR/curve.csv`` and ``DIR/curve.png``.  At the end ``DIR/net.pt`` is the net alone.
-
 Randomness: the initial weights come from ``seed``; hand ``h`` (counted over the whole
 run) is dealt, seated and played from ``numpy.random.default_rng([seed, 2, h])`` — its
 deal, its table, the learner's sampled actions and the league agents' choices — so a hand
 does not depend on which others share its update; the minibatch order of update ``k``
 from ``default_rng([seed, 3, k])``.  Updates are whole and checkpoints fall between them,
-so a run stopped and resumed ends with the same weights as one run straight through (a
-test checks it); torch runs with ``threads`` intra-op threads (default 1).
+so a run stopped and resumed ends with the same weights as one run straight through, and
+1 or N workers on either backend give the same weights (tests check both): the workers
+play contiguous shards of an update's hands, and the learner computes the log-probabilities
+and values of the whole update's decisions itself, in one forward pass.
 """
 from __future__ import annotations
 
-import argparse
-import dataclasses
-import json
 import math
-import shlex
-import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from pipslab.agents.base import Agent, Observation
-from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_logits, net_dict, net_from, net_spec,
-                                       masked_softmax, read_net, sample_actions)
+from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_softmax, net_dict, net_from, net_spec,
+                                       read_net, sample_actions)
 from pipslab.agents.registry import make_agent
 from pipslab.agents.teacher import Teacher
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import get_game
 
-from . import training
-from .imports import import_specs, import_user_modules
-from .ratings import wilson_interval
-from .training import TrainingInterrupted
-
-CURVE_FIELDS = ["hands", "wall_s", "opponent", "eval_games", "win_rate", "win_low", "win_high",
-                "points_per_game"]
-DOMINO_GAMES = ("happy", "troshin", "triple")
+from . import trainer as skeleton
+from .trainer import number, whole
 
 # per game: the built-in league members and the curve's opponents (the variant's best
-# search agent at a small budget last)
+# search agent at a small budget last); another domino game gets the first three
 LEAGUE = {"happy": ["random", "heaviest", "suits"],
           "troshin": ["random", "heaviest", "suits", "partner"],
           "triple": ["random", "heaviest", "suits", "greedy"]}
@@ -132,123 +116,94 @@ EVAL_AGAINST = {"happy": ["heaviest", "suits", "pimc:samples=5"],
 
 
 @dataclass
-class TrainArgs:
-    game: str = "happy"
-    options: Dict[str, object] = field(default_factory=dict)   # mode / players / pairs
-    hands: int = 200_000          # training hands (rounded up to whole updates)
-    seed: int = 0
-    out: str = ""                 # default results/train-<variant>
-    resume: bool = False
+class TrainArgs(skeleton.TrainArgs):
+    """Masked PPO's settings in a league, with an optional teacher (its own fields, then
+    the skeleton's)."""
+
+    hands: int = 200_000
+    """training hands (rounded up to whole updates)"""
     hidden: List[int] = field(default_factory=lambda: [128, 128])
+    """hidden layer sizes"""
     lr: float = 3e-4
-    batch_hands: int = 512        # hands played in lock-step per update
+    """Adam's step size"""
+    batch_hands: int = 512
+    """hands played in lock-step per update"""
     minibatch: int = 1024
-    epochs: int = 4               # PPO passes over an update's decisions (0: none — expert iteration alone)
+    """decisions per gradient step"""
+    epochs: int = 4
+    """PPO passes over an update's decisions (0: none, the teacher alone: expert iteration)"""
     clip: float = 0.2
+    """PPO's clipping of the probability ratio"""
     gae_lambda: float = 0.95
+    """λ of the advantages (GAE, γ = 1)"""
     ent_coef: float = 0.01
+    """weight of the entropy bonus"""
     vf_coef: float = 0.5
-    self_play: float = 0.5        # share of hands the learner plays every seat
-    league: Optional[List[str]] = None      # default LEAGUE[game]
-    snapshot_every: int = 25      # updates between frozen snapshots of the learner
+    """weight of the value loss"""
+    self_play: float = 0.5
+    """share of hands where the learner plays every seat"""
+    league: List[str] = field(default_factory=list)
+    """the league's built-in members, agent specs (default: the game's)"""
+    snapshot_every: int = 25
+    """updates between frozen snapshots of the learner joining the league"""
     max_snapshots: int = 8
+    """snapshots kept in the league"""
     pfsp_power: float = 2.0
-    exploit: str = ""             # train a best response against this agent spec instead
-    init: str = ""                # start from this net's weights (a file or checkpoint) instead of fresh ones
-    guide: str = ""               # imitate the exact solver (Happy; Troshin for 2, or 4 in pairs):
-                                  # "oracle" on the true state, "pimc" on guide_samples worlds dealt
-                                  # from the seat's view; or an agent spec (e.g. "greedy"): its moves
-    guide_coef: float = 1.0       # weight of the imitation loss at the start ...
-    guide_hands: int = 0          # ... falling linearly to 0 at this many hands (0: kept all run)
-    guide_share: float = 1.0      # share of the learner's decisions labelled by the solver
-    guide_samples: int = 6        # pimc: worlds solved per labelled decision
-    guide_epochs: int = 8         # passes of the imitation loss alone over an update's labels
-    checkpoint_every: int = 10    # updates
-    eval_every: int = 50_000      # hands
-    eval_games: int = 200         # duplicate games per opponent at every evaluation (0: none)
-    eval_against: Optional[List[str]] = None   # default EVAL_AGAINST[game]
-    threads: int = 1
-    progress: bool = True
-    config: Optional[str] = None
+    """prioritised fictitious self-play: a member is drawn with weight (1 - score)^power + 0.05"""
+    exploit: str = ""
+    """train a fresh best response against this one agent instead (e.g. net, suits)"""
+    guide: str = ""
+    """also imitate a teacher: pimc (the solver over worlds dealt from the seat's view), oracle (the solver on the true state) or an agent spec"""
+    guide_coef: float = 1.0
+    """weight of the imitation loss at the start"""
+    guide_hands: int = 0
+    """hands over which the imitation weight falls to 0 (0: kept all run)"""
+    guide_share: float = 1.0
+    """share of the learner's decisions the teacher labels"""
+    guide_samples: int = 6
+    """pimc: worlds solved per label"""
+    guide_epochs: int = 8
+    """passes of the imitation loss alone over each update's labels"""
+    checkpoint_every: int = 10
+    """updates between checkpoints"""
+    game: str = field(default="happy", metadata={"cli": False})
 
     def __post_init__(self):
-        self.fill_defaults()
-
-    def fill_defaults(self) -> None:
-        if self.game in LEAGUE:
-            if self.league is None:
-                self.league = list(LEAGUE[self.game])
-            if self.eval_against is None:
-                self.eval_against = [self.exploit] if self.exploit else list(EVAL_AGAINST[self.game])
+        if not self.league and self.game:
+            self.league = list(LEAGUE.get(self.game, LEAGUE["happy"]))
 
     @property
     def variant(self) -> str:
         return get_game(self.game).variant_label(self.options)
 
     def validate(self) -> None:
-        if self.game not in DOMINO_GAMES:
-            raise PipslabError(f"unknown domino game {self.game!r}; known: {', '.join(DOMINO_GAMES)}")
+        super().validate()
         net_spec(self.game, self.options)        # checks the options (pairs needs 4 players, no match)
-
-        def whole(name, low=1):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < low or v > 10**9:
-                raise PipslabError(f"--{name.replace('_', '-')} must be an integer from {low} to 10^9, got {v!r}")
-        for name in ("hands", "batch_hands", "minibatch", "snapshot_every", "max_snapshots",
-                     "checkpoint_every", "eval_every", "threads"):
-            whole(name)
-        whole("epochs", 0)
+        for name in ("hands", "batch_hands", "minibatch", "snapshot_every", "max_snapshots", "guide_samples"):
+            whole(self, name)
+        for name in ("epochs", "guide_hands", "guide_epochs"):
+            whole(self, name, 0)
         if not self.epochs and not (self.guide and self.guide_epochs):
-            raise PipslabError("--epochs 0 (no PPO) needs --guide with --guide-epochs: the solver's moves to learn")
-        whole("eval_games", 0)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
-            raise PipslabError(f"--seed must be a non-negative integer, got {self.seed!r}")
-
-        def number(name, low, high, open_low=False):
-            v = getattr(self, name)
-            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and \
-                (v > low if open_low else v >= low) and v <= high
-            if not ok:
-                raise PipslabError(f"--{name.replace('_', '-')} must lie in {'(' if open_low else '['}{low}, {high}], "
-                                   f"got {v!r}")
-        number("lr", 0, 1, open_low=True)
-        number("clip", 0, 1, open_low=True)
-        for name in ("gae_lambda", "self_play"):
-            number(name, 0, 1)
-        for name in ("ent_coef", "vf_coef", "pfsp_power"):
-            number(name, 0, 100)
+            raise PipslabError("--epochs 0 (no PPO) needs --guide with --guide-epochs: the teacher's moves to learn")
+        number(self, "lr", 0, 1, open_low=True)
+        number(self, "clip", 0, 1, open_low=True)
+        for name in ("gae_lambda", "self_play", "guide_share"):
+            number(self, name, 0, 1)
+        for name in ("ent_coef", "vf_coef", "pfsp_power", "guide_coef"):
+            number(self, name, 0, 100)
         if not self.hidden or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 4096
                                   for h in self.hidden):
             raise PipslabError(f"--hidden must list layer sizes from 1 to 4096, got {self.hidden!r}")
         for spec in self.league + self.eval_against + ([self.exploit] if self.exploit else []):
             make_agent(spec, self.game)          # a bad spec fails now, with one line
         if self.guide in ("oracle", "pimc"):
-            from pipslab.agents.solver import check_solvable
-            variant = getattr(get_game(self.game).new_state(np.random.default_rng(0), self.options), "variant", None)
-            if self.game == "triple" or variant is None or self.options.get("match"):
-                raise PipslabError(f"--guide {self.guide} needs the exact solver: Happy, or Troshin for 2 or 4 in "
-                                   "pairs (single hands)")
-            try:
-                check_solvable(variant)
-            except PipslabError as exc:
-                raise PipslabError(f"--guide {self.guide}: {exc}") from None
-        if self.guide and self.guide not in ("oracle", "pimc"):
+            refusal = get_game(self.game).solver_support(self.options)
+            if refusal is not None:
+                raise PipslabError(f"--guide {self.guide} needs the exact solver: {refusal}")
+        elif self.guide:
             make_agent(self.guide, self.game)     # --guide AGENT: a bad spec fails now
-        number("guide_coef", 0, 100)
-        number("guide_share", 0, 1)
-        whole("guide_hands", 0)
-        whole("guide_samples")
-        whole("guide_epochs", 0)
         if not self.exploit and not self.league and self.self_play < 1:
             raise PipslabError("--league is empty: give agents, or --self-play 1")
-
-    def hyper(self) -> dict:
-        """What must match for ``--resume`` to continue the same run."""
-        keys = ("game", "options", "seed", "hidden", "lr", "batch_hands", "minibatch", "epochs", "clip",
-                "gae_lambda", "ent_coef", "vf_coef", "self_play", "league", "snapshot_every", "max_snapshots",
-                "pfsp_power", "exploit", "init", "guide", "guide_coef", "guide_hands", "guide_share",
-                "guide_samples", "guide_epochs")
-        return json.loads(json.dumps({k: getattr(self, k) for k in keys}))
 
     def guide_weight(self, hands: int) -> float:
         """The imitation loss's weight after ``hands`` training hands."""
@@ -257,33 +212,6 @@ class TrainArgs:
         if not self.guide_hands:
             return self.guide_coef
         return self.guide_coef * max(0.0, 1.0 - hands / self.guide_hands)
-
-    def command(self, resume: bool = False) -> str:
-        parts = ["pipslab", "train", self.game]
-        for k, v in self.options.items():
-            if isinstance(v, bool):
-                parts += [f"--{k}"] if v else []
-            else:
-                parts += [f"--{k}", str(v)]
-        parts += ["--hands", str(self.hands), "--seed", str(self.seed), "--out", str(self.out),
-                  "--hidden", ",".join(map(str, self.hidden)), "--lr", str(self.lr),
-                  "--batch-hands", str(self.batch_hands), "--minibatch", str(self.minibatch),
-                  "--epochs", str(self.epochs), "--clip", str(self.clip), "--gae-lambda", str(self.gae_lambda),
-                  "--ent-coef", str(self.ent_coef), "--vf-coef", str(self.vf_coef),
-                  "--self-play", str(self.self_play), "--league", ",".join(self.league),
-                  "--snapshot-every", str(self.snapshot_every), "--max-snapshots", str(self.max_snapshots),
-                  "--pfsp-power", str(self.pfsp_power), "--checkpoint-every", str(self.checkpoint_every),
-                  "--eval-every", str(self.eval_every), "--eval-games", str(self.eval_games),
-                  "--eval-against", ",".join(self.eval_against)]
-        if self.exploit:
-            parts += ["--exploit", self.exploit]
-        if self.init:
-            parts += ["--init", self.init]
-        if self.guide:
-            parts += ["--guide", self.guide, "--guide-coef", str(self.guide_coef), "--guide-hands",
-                      str(self.guide_hands), "--guide-share", str(self.guide_share),
-                      "--guide-samples", str(self.guide_samples), "--guide-epochs", str(self.guide_epochs)]
-        return shlex.join(parts + (["--resume"] if resume else []))
 
 
 # ------------------------------------------------------------------- the league
@@ -374,7 +302,7 @@ class Batch:
 
 
 def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: int, count: int,
-               label: bool = False, teacher: Optional["Teacher"] = None, compiled: bool = True) -> Batch:
+               label: bool = False, teacher: Optional[Teacher] = None, compiled: bool = True) -> Batch:
     """Hands ``first_hand .. first_hand + count - 1`` in lock-step (module docstring, 1.)
     and their GAE advantages (2.); with ``label``, the teacher's best moves of (a share of)
     the learner's decisions (``teacher``: one kept across updates, else a new one).
@@ -385,7 +313,16 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
     Both make the same draws from each hand's generator in the same order, so they play
     the same hands (up to the rounding of a snapshot's forward pass, which the compiled
     path makes for many decisions at once)."""
-    teacher = (teacher or Teacher(args.game, args.options, args.guide, args.guide_samples)) if label else None
+    traj, finals, results = play_part(player, league, args, first_hand, count, label, teacher, compiled)
+    game = get_game(args.game)
+    return traj.batch(finals, args.gae_lambda, count, game.observation_encoder(args.options).size,
+                      game.actions(args.options), results)
+
+
+def play_part(player: NetPlayer, league: League, args: TrainArgs, first_hand: int, count: int,
+              label: bool = False, teacher: Optional[Teacher] = None, compiled: bool = True):
+    """:func:`play_hands` before the advantages: ``(steps, finals, results)``."""
+    teacher = (teacher or new_teacher(args)) if label else None
     game = get_game(args.game)
     opts = game.resolve(args.options)
     teams = game.teams(opts)
@@ -425,7 +362,7 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
             r = finals[h][learner_seats[h][0]]
             for m in opponent_of[h]:
                 results.setdefault(m, []).append(1.0 if r > 0 else 0.5 if r == 0 else 0.0)
-    return traj.batch(finals, args.gae_lambda, count, game.observation_encoder(opts).size, num_actions, results)
+    return traj, finals, results
 
 
 class _Steps:
@@ -439,6 +376,41 @@ class _Steps:
     def add(self, X, M, actions, logp, values, labels, who) -> None:
         self.blocks.append((X, M, actions, logp, values, labels))
         self.who += who
+
+    @classmethod
+    def joined(cls, parts, first_hand: int) -> tuple:
+        """Shards of one update (``(steps, finals, results, first)`` each, in order) as one
+        ``(steps, finals, results)``, hands numbered from ``first_hand``."""
+        out, finals, results = cls(), [], {}
+        for steps, fin, res, first in parts:
+            off = first - first_hand
+            out.blocks += steps.blocks
+            out.who += [(h + off, p) for h, p in steps.who]
+            finals += fin
+            for m, scores in res.items():
+                results.setdefault(m, []).extend(scores)
+        return out, finals, results
+
+    def relabel(self, net: PolicyNet) -> None:
+        """The log-probabilities of the chosen actions and the values, computed again by the
+        learner in one forward pass over every row: what they are does not then depend on
+        which rows a worker's forward passes grouped."""
+        if not self.blocks:
+            return
+        X = np.concatenate([b[0] for b in self.blocks])
+        M = np.concatenate([b[1] for b in self.blocks])
+        A = np.concatenate([b[2] for b in self.blocks])
+        device = next(net.parameters()).device
+        with torch.no_grad():
+            logits, values = net(torch.from_numpy(X).to(device))
+            logp = torch.log_softmax(logits.masked_fill(torch.from_numpy(M).to(device) == 0, float("-inf")), dim=-1)
+            chosen = logp.gather(1, torch.from_numpy(A).to(device)[:, None])[:, 0]
+        L, V = chosen.double().cpu().numpy(), values.double().cpu().numpy()
+        lo = 0
+        for i, b in enumerate(self.blocks):
+            hi = lo + len(b[0])
+            self.blocks[i] = (b[0], b[1], b[2], L[lo:hi], V[lo:hi], b[5])
+            lo = hi
 
     def batch(self, finals, lam: float, hands: int, size: int, num_actions: int, results) -> "Batch":
         """The rows in trajectory order with their advantages: GAE(λ), γ = 1, a
@@ -677,22 +649,23 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
         return {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0, "imitation": 0.0}
     # everything a minibatch needs, gathered once per minibatch (the same values the
     # losses always saw: indexing, the mask tests and the label weights are exact)
-    T = torch.from_numpy(batch.teacher).float()
+    device = next(net.parameters()).device
+    T = torch.from_numpy(batch.teacher).float().to(device)
     T = T / T.sum(-1, keepdim=True).clamp(min=1.0)
     labelled = T.sum(-1) > 0
-    X = torch.from_numpy(batch.obs)
-    illegal = torch.from_numpy(batch.masks) == 0
-    A = torch.from_numpy(batch.actions)
-    old = torch.from_numpy(batch.logp)
-    adv_all = torch.from_numpy(batch.advantages)
-    ret = torch.from_numpy(batch.returns)
+    X = torch.from_numpy(batch.obs).to(device)
+    illegal = torch.from_numpy(batch.masks).to(device) == 0
+    A = torch.from_numpy(batch.actions).to(device)
+    old = torch.from_numpy(batch.logp).to(device)
+    adv_all = torch.from_numpy(batch.advantages).to(device)
+    ret = torch.from_numpy(batch.returns).to(device)
     rng = np.random.default_rng([args.seed, 3, update])
     params = [p for p in net.parameters()]
     totals = {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0, "imitation": 0.0}
     parts = []                          # per step: the loss's terms, read out once at the end
     steps = 0
     for _ in range(args.epochs):
-        order = torch.from_numpy(rng.permutation(batch.decisions))
+        order = torch.from_numpy(rng.permutation(batch.decisions)).to(device)
         for lo in range(0, batch.decisions, args.minibatch):
             idx = order[lo:lo + args.minibatch]
             off = illegal[idx]
@@ -737,7 +710,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
         Xl, offl, Tl, retl = X[rows], illegal[rows], T[rows], ret[rows]
         seen = []
         for _ in range(args.guide_epochs):
-            order = torch.from_numpy(rng.permutation(len(rows)))
+            order = torch.from_numpy(rng.permutation(len(rows))).to(device)
             for lo in range(0, len(order), args.minibatch):
                 idx = order[lo:lo + args.minibatch]
                 off = offl[idx]
@@ -759,252 +732,118 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
     return out
 
 
-# ------------------------------------------------------------------ run state
-def load_run(path: Path, args: TrainArgs):
-    """``(net, optimizer, league, hands, update, wall, curve)`` from a checkpoint of the
-    same run; a checkpoint of other settings or a damaged one is refused with one line."""
-    data = read_net(path)
-    training.check_checkpoint(data, path, ("optimizer", "hands", "update", "wall_s", "hyper", "curve", "league"),
-                              args.hyper())
-    try:
-        curve = json.loads(data["curve"])
-        hands, update, wall = int(data["hands"]), int(data["update"]), float(data["wall_s"])
-        league = League(args)
-        league.load(data["league"])
-    except (TypeError, ValueError, KeyError, AttributeError) as exc:
-        raise PipslabError(f"{path}: damaged training checkpoint ({type(exc).__name__})") from None
-    net = net_from(data, path)
-    net.train()
-    opt = training.resumed_optimizer(net, args.lr, data, path)
-    return net, opt, league, hands, update, wall, curve
+# ------------------------------------------------------------------ workers and the trainer
+def new_teacher(args: TrainArgs) -> Teacher:
+    return Teacher(args.game, args.options, args.guide, args.guide_samples)
 
 
-def write_curve(out: Path, curve: list, variant: str) -> None:
-    training.write_curve(out, curve, CURVE_FIELDS, "hands", "training hands",
-                         f"net ({variant}) against fixed opponents, duplicate deals")
+_WORKER: Dict[str, object] = {}
 
 
-def evaluate(net_file: Path, out: Path, hands: int, wall: float, args: TrainArgs) -> List[dict]:
-    """``eval_games`` duplicate games of ``net:net=net_file`` against each opponent through
-    the tournament harness (one process); the win rate counts the games the net's seat
-    (or pair) won outright."""
-    from .tournament import TournamentArgs, run_tournament
-    rows = []
-    me_spec = f"net:net={net_file}"
-    for opp in args.eval_against:
-        options = dict(args.options)
-        mode = options.pop("mode", None)
-        targs = TournamentArgs(game=args.game, agents=[me_spec, opp], games=args.eval_games, seed=args.seed,
-                               mode=mode, extra_options=options,
-                               out=str(out / "evals" / f"{hands:09d}-{opp.replace(':', '_').replace('=', '')}"),
-                               progress=False, workers=1, plots=False, bootstrap=0)
-        s = run_tournament(targs).summary
-        me = s[s["agent"] == me_spec].iloc[0]
-        n, wins = int(me["games"]), int(me["wins"])
-        lo, hi = wilson_interval(wins, n)
-        rows.append({"hands": hands, "wall_s": round(wall, 1), "opponent": opp, "eval_games": n,
-                     "win_rate": round(wins / n, 4), "win_low": round(lo, 4), "win_high": round(hi, 4),
-                     "points_per_game": round(float(me["avg_points"]), 4)})
-    return rows
+def play_shard(shared, first_hand: int, count: int):
+    """A worker's part of an update: ``(args, config, weights, league state, label)`` ->
+    ``(steps, finals, results, first_hand)`` of hands ``first_hand ..``.  A worker keeps
+    its net, league players and teacher between updates (the solver's table with it)."""
+    args, config, weights, league_state, label = shared
+    key = repr((config, args.game, args.options, args.guide, args.guide_samples))
+    if _WORKER.get("key") != key:
+        _WORKER.clear()
+        _WORKER.update(key=key, net=PolicyNet(config), teacher=new_teacher(args) if args.guide else None)
+    net = _WORKER["net"]
+    net.load_state_dict(weights)
+    league = League(args)
+    league.load(league_state)
+    steps, finals, results = play_part(NetPlayer(net, "learner"), league, args, first_hand, count, label,
+                                       _WORKER["teacher"] if label else None)
+    return steps, finals, results, first_hand
+
+
+class PPOTrainer(skeleton.Trainer):
+    """Masked PPO in a league, optionally guided (module docstring)."""
+
+    name = "happy"
+    Args = TrainArgs
+    unit = "hand"
+    batch_field = "batch_hands"
+
+    def __init__(self, args: TrainArgs, device):
+        super().__init__(args, device)
+        self.config = dict(net_spec(args.game, args.options), hidden=list(args.hidden))
+        self.net = PolicyNet(self.config).to(device)
+        self.net.train()
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=args.lr)
+        self.league = League(args)
+
+    @classmethod
+    def default_against(cls, args) -> List[str]:
+        if args.exploit:
+            return [args.exploit]
+        return list(EVAL_AGAINST.get(args.game, ["heaviest", "suits"]))
+
+    @classmethod
+    def default_out(cls, args) -> str:
+        return f"results/train-{args.variant}" + ("-exploit" if args.exploit else "")
+
+    def step(self, done: int, update: int, selfplay: skeleton.SelfPlay) -> dict:
+        args = self.args
+        guide = args.guide_weight(done)
+        weights = {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()}
+        parts = selfplay.map(play_shard, (args, self.config, weights, self.league.state(), guide > 0),
+                             done, args.batch_hands)
+        steps, finals, results = _Steps.joined(parts, done)
+        steps.relabel(self.net)
+        game = get_game(args.game)
+        batch = steps.batch(finals, args.gae_lambda, args.batch_hands, game.observation_encoder(args.options).size,
+                            game.actions(args.options), results)
+        stats = ppo_update(self.net, self.opt, batch, args, update, guide)
+        self.league.record(batch.results)
+        if not args.exploit and (update + 1) % args.snapshot_every == 0:
+            self.league.add_snapshot(f"snapshot-{update + 1}", self.net)
+        return {"entropy": stats["entropy"], "value_loss": stats["value_loss"], "imitation": stats["imitation"],
+                "decisions": batch.decisions / max(batch.hands, 1)}
+
+    def shown(self, stats):
+        return {"entropy": f"{stats['entropy']:.2f}", "vloss": f"{stats['value_loss']:.3f}",
+                "imitation": f"{stats['imitation']:.3f}", "dec": f"{stats['decisions']:.1f}"}
+
+    def checkpoint(self, meta: dict, **extra) -> dict:
+        return skeleton.on_cpu(net_dict(self.net, meta=meta, optimizer=self.opt.state_dict(),
+                                        league=self.league.state(), **extra))
+
+    def read(self, path: Path) -> dict:
+        return read_net(path)
+
+    def load(self, data: dict, path: Path) -> None:
+        for key in ("optimizer", "league"):
+            if key not in data:
+                raise PipslabError(f"{path}: not a training checkpoint (no {key!r}); a shipped net cannot be resumed")
+        self.net.load_state_dict(net_from(data, path).state_dict())
+        self.net.train()
+        try:
+            self.league.load(data["league"])
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            raise PipslabError(f"{path}: damaged training checkpoint ({type(exc).__name__})") from None
+        self.opt = skeleton.resumed_optimizer(self.net, self.args.lr, data, path)
+
+    def init_from(self, path: str) -> None:
+        from pipslab.agents.netfiles import net_path
+        start = net_from(read_net(net_path(path)), path)
+        if {k: start.config.get(k) for k in self.config} != self.config:
+            raise PipslabError(f"--init {path}: a net for {start.config['variant']} with hidden "
+                               f"{start.config['hidden']}, not {self.config['variant']} with {self.config['hidden']}")
+        self.net.load_state_dict(start.state_dict())
+
+    def net_file(self, meta: dict) -> dict:
+        return skeleton.on_cpu(net_dict(self.net, meta=meta))
+
+    @classmethod
+    def agent_spec(cls, path) -> str:
+        return f"net:net={path}"
 
 
 def train(args: TrainArgs) -> dict:
-    """Run (or resume) a training; returns ``{"hands", "wall_s", "curve", "out"}``.  The
-    run folder is locked while it runs (a second trainer on the same ``--out`` is refused
-    with one line naming the first)."""
-    args.fill_defaults()
-    args.validate()
-    if not args.out:
-        args.out = f"results/train-{args.variant}" + ("-exploit" if args.exploit else "")
-    out, ckpt, lock = training.open_run(args.out, args.resume, args.command())
-    try:
-        return _train(args, out, ckpt)
-    finally:
-        lock.release()
+    """Run (or resume) a training (:func:`pipslab.experiments.trainer.train`)."""
+    return skeleton.train(PPOTrainer, args)
 
 
-def _train(args: TrainArgs, out: Path, ckpt: Path) -> dict:
-    # seeding block
-    torch.set_num_threads(args.threads)
-    # numpy's BLAS (the rollout's forward passes) gets the same number of threads: on a
-    # busy machine more threads than cores cost far more than they give
-    from threadpoolctl import threadpool_limits
-    threadpool_limits(args.threads)
-    torch.manual_seed(args.seed)
-    config = dict(net_spec(args.game, args.options), hidden=list(args.hidden))
-    if args.resume:
-        net, opt, league, hands, update, wall, curve = load_run(ckpt, args)
-    else:
-        net = PolicyNet(config)
-        if args.init:
-            start = net_from(read_net(Path(args.init)), args.init)
-            if {k: start.config[k] for k in config} != config:
-                raise PipslabError(f"--init {args.init}: a net for {start.config['variant']} with hidden "
-                                   f"{start.config['hidden']}, not {config['variant']} with {config['hidden']}")
-            net.load_state_dict(start.state_dict())
-        opt = torch.optim.Adam(net.parameters(), lr=args.lr)
-        league, hands, update, wall, curve = League(args), 0, 0, 0.0, []
-    net.train()
-    target = -(-args.hands // args.batch_hands) * args.batch_hands
-
-    def meta():
-        return {"hands": hands, "wall_s": round(wall, 1), "command": args.command()}
-
-    def save():
-        training.atomic_torch_save(net_dict(net, meta=meta(), optimizer=opt.state_dict(), hands=hands, update=update,
-                                    wall_s=wall, hyper=json.dumps(args.hyper()), curve=json.dumps(curve),
-                                    league=league.state()), ckpt)
-
-    teacher = Teacher(args.game, args.options, args.guide, args.guide_samples) if args.guide else None     # one for the run: the solver's table is kept
-    bar = tqdm(total=target, initial=min(hands, target), unit="hand", disable=not args.progress,
-               dynamic_ncols=True, smoothing=0.05)
-    t0 = time.perf_counter() - wall
-    try:
-        while hands < target:
-            guide = args.guide_weight(hands)
-            batch = play_hands(NetPlayer(net, "learner"), league, args, hands, args.batch_hands, label=guide > 0,
-                               teacher=teacher)
-            stats = ppo_update(net, opt, batch, args, update, guide)
-            league.record(batch.results)
-            hands += args.batch_hands
-            update += 1
-            if not args.exploit and update % args.snapshot_every == 0:
-                league.add_snapshot(f"snapshot-{update}", net)
-            wall = time.perf_counter() - t0
-            bar.update(args.batch_hands)
-            bar.set_postfix(entropy=f"{stats['entropy']:.2f}", vloss=f"{stats['value_loss']:.3f}",
-                            imitation=f"{stats['imitation']:.3f}",
-                            dec=f"{batch.decisions / batch.hands:.1f}")
-            due_eval = args.eval_games > 0 and (hands // args.eval_every > (hands - args.batch_hands) // args.eval_every
-                                               or hands >= target)
-            if due_eval or update % args.checkpoint_every == 0:
-                save()
-            if due_eval:
-                net.eval()
-                rows = evaluate(ckpt, out, hands, wall, args)
-                net.train()
-                curve.extend(rows)
-                write_curve(out, curve, args.variant)
-                for r in rows:
-                    bar.write(f"{hands} hands, {wall:.0f} s: {r['win_rate']:.1%} "
-                              f"[{r['win_low']:.1%}, {r['win_high']:.1%}] against {r['opponent']}")
-                t0 += time.perf_counter() - t0 - wall     # evaluation time is not training time
-                save()
-    except KeyboardInterrupt:
-        bar.close()
-        save()
-        raise TrainingInterrupted(hands, "hands", dataclasses.replace(args, resume=True).command(resume=True)) from None
-    bar.close()
-    save()
-    training.atomic_torch_save(net_dict(net, meta=meta()), out / "net.pt")
-    return {"hands": hands, "wall_s": wall, "curve": curve, "out": str(out)}
-
-
-# ----------------------------------------------------------------------- CLI
-def _int_list(text: str) -> List[int]:
-    try:
-        return [int(x) for x in str(text).split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-
-
-def _spec_list(text: str) -> List[str]:
-    return [a.strip() for a in str(text).split(",") if a.strip()]
-
-
-def add_arguments(p, game: str = "happy") -> None:
-    d = TrainArgs(game=game)
-    if game == "happy":
-        p.add_argument("--mode", choices=("block", "draw"), default=None, help="Happy dominoes mode (default block)")
-    else:
-        p.add_argument("--players", type=int, default=None, help="seats at the table (2-4, default 2)")
-        if game == "troshin":
-            p.add_argument("--pairs", action="store_true", default=None, help="four players as two pairs")
-    p.add_argument("--hands", type=int, default=None, help=f"training hands (default {d.hands:,})")
-    p.add_argument("--seed", type=int, default=None, help="seed of the whole run (default 0)")
-    p.add_argument("--out", default=None, help="run folder (default results/train-<variant>)")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
-    p.add_argument("--config", default=None, help="TOML file with any of these flags as keys")
-    p.add_argument("--exploit", default=None, metavar="AGENT",
-                   help="train a fresh best response against this fixed agent (e.g. net, suits) and report it")
-    p.add_argument("--guide", default=None, metavar="TEACHER",
-                   help="also imitate a teacher's moves: oracle (the exact solver on the true state; Happy, "
-                        "or Troshin for 2 or 4 in pairs), pimc (the solver on worlds dealt from the seat's view, "
-                        "the same games) or an agent (e.g. greedy)")
-    p.add_argument("--guide-coef", type=float, default=None, help=f"imitation weight (default {d.guide_coef})")
-    p.add_argument("--guide-hands", type=int, default=None,
-                   help="hands over which the imitation weight falls to 0 (default 0: all run)")
-    p.add_argument("--guide-share", type=float, default=None, help="share of decisions labelled (default 1)")
-    p.add_argument("--guide-samples", type=int, default=None,
-                   help=f"pimc: worlds solved per label (default {d.guide_samples})")
-    p.add_argument("--guide-epochs", type=int, default=None,
-                   help=f"passes of the imitation loss over each update's labels (default {d.guide_epochs})")
-    p.add_argument("--init", default=None, metavar="NET",
-                   help="start from this net's weights (a net file or checkpoint of the same variant and sizes)")
-    p.add_argument("--hidden", type=_int_list, default=None, help="hidden layer sizes (default 128,128)")
-    p.add_argument("--lr", type=float, default=None, help=f"Adam learning rate (default {d.lr})")
-    p.add_argument("--batch-hands", type=int, default=None, help=f"hands per update (default {d.batch_hands})")
-    p.add_argument("--minibatch", type=int, default=None)
-    p.add_argument("--epochs", type=int, default=None)
-    p.add_argument("--clip", type=float, default=None)
-    p.add_argument("--gae-lambda", type=float, default=None)
-    p.add_argument("--ent-coef", type=float, default=None)
-    p.add_argument("--vf-coef", type=float, default=None)
-    p.add_argument("--self-play", type=float, default=None, help=f"share of pure self-play hands (default {d.self_play})")
-    p.add_argument("--league", type=_spec_list, default=None,
-                   help=f"league agents: any agent spec (default {','.join(d.league)})")
-    p.add_argument("--import", dest="imports", action="append", default=None, metavar="MODULE",
-                   help="import a module or .py file first (it may register agents for --league/--exploit)")
-    p.add_argument("--snapshot-every", type=int, default=None, help="updates between frozen snapshots")
-    p.add_argument("--max-snapshots", type=int, default=None)
-    p.add_argument("--pfsp-power", type=float, default=None)
-    p.add_argument("--checkpoint-every", type=int, default=None, help="updates between checkpoints")
-    p.add_argument("--eval-every", type=int, default=None, help="hands between evaluations")
-    p.add_argument("--eval-games", type=int, default=None, help="0: no evaluations")
-    p.add_argument("--eval-against", type=_spec_list, default=None,
-                   help=f"agents of the curve (default {','.join(d.eval_against)})")
-    p.add_argument("--threads", type=int, default=None, help="torch threads (default 1)")
-    p.add_argument("--no-progress", dest="progress", action="store_false", default=None)
-
-
-OPTION_KEYS = ("mode", "players", "pairs")
-
-
-def args_from_namespace(ns, game: str) -> TrainArgs:
-    values = training.settings(ns)
-    options = {k: values.pop(k) for k in OPTION_KEYS if k in values}
-    known = {f.name for f in dataclasses.fields(TrainArgs)} - {"game", "options"}
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise PipslabError(f"unknown setting(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-    for key in ("league", "eval_against"):
-        if isinstance(values.get(key), str):
-            values[key] = _spec_list(values[key])
-    if isinstance(values.get("hidden"), int) and not isinstance(values.get("hidden"), bool):
-        values["hidden"] = [values["hidden"]]
-    try:
-        args = TrainArgs(game=game, options=options, **values)
-    except TypeError as exc:
-        raise PipslabError(f"bad settings: {exc}") from None
-    args.config = ns.config
-    return args
-
-
-def run(ns) -> int:
-    import_user_modules(import_specs(getattr(ns, "imports", None) or ()))   # before the specs naming its agents are checked
-    ns.imports = None
-    args = args_from_namespace(ns, ns.game)
-    try:
-        result = train(args)
-    except TrainingInterrupted as exc:
-        sys.stderr.write(f"pipslab: {exc}\n")
-        return 130
-    print(f"trained {result['hands']:,} hands in {result['wall_s']:.0f} s -> {result['out']}/net.pt")
-    last = result["curve"][-len(args.eval_against):] if result["curve"] else []
-    for r in last:
-        print(f"  {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}] against {r['opponent']} "
-              f"({r['eval_games']} games)")
-    if args.exploit and last:
-        print(f"exploiter of {args.exploit}: wins {last[0]['win_rate']:.1%} of {last[0]['eval_games']} "
-              f"duplicate games against it (lower is better for {args.exploit})")
-    return 0
+TRAINER = PPOTrainer

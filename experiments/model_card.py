@@ -1,0 +1,179 @@
+"""Model cards, generated: the end of a recipe run (:func:`finish_recipe_run`: the net, the
+joined curve, the evaluation through the tournament harness, ``card.json``) and the card's
+text from that data alone (:func:`card_text`), so a shipped card (``agents/nets/NAME.md``)
+is always the text of its ``NAME.json`` — a test regenerates every one and compares.
+No card names a folder of any machine: a run folder is written ``DIR``.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import platform
+from pathlib import Path
+from typing import List
+
+from .files import atomic_path, atomic_write_json, atomic_write_text
+
+CARD_VERSION = 1
+
+
+def _rel(text, out: Path) -> str:
+    """``text`` with the run folder written ``DIR``."""
+    return str(text).replace(str(out.resolve()), "DIR").replace(str(out), "DIR") if text is not None else ""
+
+
+def _net_summary(net_file: Path, game: str) -> dict:
+    import torch
+    data = torch.load(net_file, weights_only=True, map_location="cpu")
+    cfg = dict(data["config"])
+    params = sum(int(v.numel()) for v in data["model"].values())
+    if game == "backgammon":
+        from pipslab.agents.td import TDNet
+        inputs = TDNet.inputs(cfg.get("features", "plus"))
+        outputs = 5
+    else:
+        inputs, outputs = int(cfg["inputs"]), int(cfg["actions"]) + 1
+    return {"inputs": inputs, "hidden": list(cfg.get("hidden", [])), "outputs": outputs, "parameters": params,
+            "config": {k: v for k, v in cfg.items() if isinstance(v, (str, int, float, bool, list))}}
+
+
+def join_curves(stage_dirs: List[Path], unit: str, out: Path, title: str) -> List[dict]:
+    """Every stage's ``curve.csv`` as one curve, x counted across the stages."""
+    from .trainer import CURVE_FIELDS, write_curve
+    rows, offset = [], 0
+    x = unit + "s"
+    for sdir in stage_dirs:
+        path = sdir / "curve.csv"
+        done = json.loads((sdir / "run.json").read_text()).get("result", {}).get("done", 0)
+        if path.is_file():
+            with path.open() as f:
+                for r in csv.DictReader(f):
+                    row = {k: (float(v) if k not in ("opponent",) else v) for k, v in r.items()}
+                    row[x] = int(float(r[x])) + offset
+                    row["eval_games"] = int(float(r["eval_games"]))
+                    row["stage"] = sdir.name
+                    rows.append(row)
+        offset += int(done)
+    write_curve(out, rows, [x, "stage", *CURVE_FIELDS], x, f"training {unit}s (all stages)", title)
+    return rows
+
+
+def evaluate(recipe, out: Path, net_file: Path, games: int, progress: bool) -> List[dict]:
+    """The recipe's evaluation: the net against each agent on duplicate deals (or dice)
+    through the tournament harness, in ``out/evaluation/``; resumes what was played."""
+    from .ratings import wilson_interval
+    from .tournament import TournamentArgs, run_tournament
+    me = recipe.trainer.agent_spec(net_file)
+    rows = []
+    for opp in recipe.against:
+        options = dict(recipe.options)
+        mode = options.pop("mode", None)
+        name = opp.replace(":", "_").replace("=", "").replace(",", "_").replace("/", "_")
+        folder = out / "evaluation" / name
+        targs = TournamentArgs(game=recipe.game, agents=[me, opp], games=games, seed=recipe.eval_seed, mode=mode,
+                               extra_options=options, out=str(folder), progress=progress, workers=1, plots=False,
+                               bootstrap=0, resume=(folder / "run.json").is_file())
+        s = run_tournament(targs).summary
+        r = s[s["agent"] == me].iloc[0]
+        n, wins = int(r["games"]), int(r["wins"])
+        lo, hi = wilson_interval(wins, n)
+        shipped = f"{recipe.trainer.agent_spec('NAME').split('=')[0]}={recipe.name}"
+        cmd = targs.command(resume=False).replace(me, shipped)
+        cmd = cmd.replace(f" --out {folder}", "").replace(f" --out {str(folder.resolve())}", "")
+        rows.append({"opponent": opp, "games": n, "wins": wins, "draws": int(r["draws"]), "losses": int(r["losses"]),
+                     "win_rate": round(wins / n, 4), "win_low": round(lo, 4), "win_high": round(hi, 4),
+                     "points_per_game": round(float(r["avg_points"]), 4), "command": _rel(cmd, out)})
+    return rows
+
+
+def finish_recipe_run(recipe, run, scale: float, stages: List[dict]) -> dict:
+    """After the last stage: ``net.pt``, the joined curve, the evaluation, ``card.json``
+    and ``model-card.md`` in the run folder; returns the card's data."""
+    import torch
+
+    from .recipe import MIN_EVAL_GAMES, scaled
+    from .runner import provenance
+    out = run.out
+    last = stages[-1]["folder"]
+    net = torch.load(last / "net.pt", weights_only=True, map_location="cpu")
+    net["meta"] = {**dict(net.get("meta", {})), "recipe": recipe.name, "scale": scale,
+                   "command": _rel(run.command, out)}
+    with atomic_path(out / "net.pt", suffix=".pt") as tmp:
+        torch.save(net, tmp)
+    unit = recipe.unit
+    join_curves([s["folder"] for s in stages], unit, out, f"{recipe.name}: the net against fixed opponents")
+    games = scaled(recipe.eval_games, scale, MIN_EVAL_GAMES) if scale != 1 else recipe.eval_games
+    rows = evaluate(recipe, out, out / "net.pt", games, run.progress)
+    info = provenance()
+    import torch as _t
+    data = {
+        "card_version": CARD_VERSION, "name": recipe.name, "game": recipe.game, "options": recipe.options,
+        "description": recipe.description, "unit": unit,
+        "recipe_command": _rel(run.command, out), "scale": scale,
+        "full_scale": scale == 1, "history": None,
+        "stages": [{"name": st.name, "command": _rel(s["command"], out), "done": s["result"]["done"],
+                    "updates": s["result"]["updates"], "wall_s": s["result"]["wall_s"]}
+                   for st, s in zip(recipe.stages, stages)],
+        "machine": stages[-1].get("machine"), "device": stages[-1].get("device"),
+        "pipslab_version": info["pipslab_version"], "git_commit": info["git_commit"], "git_dirty": info["git_dirty"],
+        "python": platform.python_version(), "torch": _t.__version__,
+        "net": _net_summary(out / "net.pt", recipe.game),
+        "evaluation": {"games": games, "seed": recipe.eval_seed, "rows": rows},
+    }
+    atomic_write_json(out / "card.json", data)
+    atomic_write_text(out / "model-card.md", card_text(data, "curve.png", "curve.csv"))
+    run.update(card="model-card.md")
+    return data
+
+
+def card_text(data: dict, curve_png: str, curve_csv: str) -> str:
+    """The model card of ``data`` (``card.json``): what the net is, how it was trained —
+    the recipe, each stage's exact command, budget and wall time, the machine and commit —
+    whether it is the recipe's full-scale output, and the measured table."""
+    name, unit = data["name"], data["unit"]
+    net = data["net"]
+    L = [f"# `{name}` — a shipped net of pipslab ({data['game']}"
+         + (" " + " ".join(f"{k}={v}" for k, v in data["options"].items()) if data["options"] else "") + ")",
+         "",
+         "_Generated from its training run's data (`" + name + ".json`) by `pipslab.experiments.model_card`; "
+         "do not edit by hand._", ""]
+    if data.get("description"):
+        L += [data["description"], ""]
+    L += ["## What it is", "",
+          f"- {net['inputs']} inputs, hidden layers {', '.join(map(str, net['hidden'])) or 'none'}, "
+          f"{net['outputs']} outputs; {net['parameters']:,} parameters, float32, read with "
+          "`torch.load(weights_only=True)`.", ""]
+    L += ["## How it was trained", ""]
+    if data.get("full_scale"):
+        L += [f"It is exactly the output of its recipe at full scale: `{data['recipe_command']}` "
+              f"(`experiments/recipes/{name}.toml`), stages chained by the trainer.", ""]
+    elif data.get("history"):
+        L += [f"Its recipe is `experiments/recipes/{name}.toml` (`pipslab train --recipe {name} --out DIR`), but "
+              "**this net is not that recipe's output**: " + data["history"], ""]
+    else:
+        L += [f"**A scaled run** (`--scale {data['scale']:g}`) of `experiments/recipes/{name}.toml`, not the "
+              f"shipped plan: `{data['recipe_command']}`.", ""]
+    total_done = sum(s["done"] for s in data["stages"])
+    total_wall = sum(s["wall_s"] or 0 for s in data["stages"])
+    L += [f"{total_done:,} {unit}s in {len(data['stages'])} stage{'s' if len(data['stages']) != 1 else ''}, "
+          f"{total_wall / 60:.0f} minutes of training wall time (evaluations excluded)"
+          + (f", on {data['machine']}" if data.get("machine") else "") + ":", ""]
+    L += [f"| stage | {unit}s | updates | wall time | command |", "|---|---|---|---|---|"]
+    for i, s in enumerate(data["stages"], 1):
+        wall = f"{s['wall_s'] / 60:.1f} min" if s.get("wall_s") is not None else "—"
+        upd = f"{s['updates']:,}" if s.get("updates") is not None else "—"
+        L.append(f"| {i}. {s['name']} | {s['done']:,} | {upd} | {wall} | `{s['command']}` |")
+    L += ["", f"pipslab {data.get('pipslab_version')}, commit `{(data.get('git_commit') or 'unknown')[:12]}`"
+          + (" (with uncommitted changes)" if data.get("git_dirty") else "")
+          + f", Python {data.get('python')}, torch {data.get('torch')}.", ""]
+    ev = data["evaluation"]
+    L += [f"## Measured ({ev['games']:,} games on duplicate deals per row, seed {ev['seed']})", "",
+          "| against | games | wins–draws–losses | win rate | Wilson 95% | points/game |", "|---|---|---|---|---|---|"]
+    for r in ev["rows"]:
+        L.append(f"| `{r['opponent']}` | {r['games']:,} | {r['wins']}–{r['draws']}–{r['losses']} | "
+                 f"**{r['win_rate']:.1%}** | [{r['win_low']:.1%}, {r['win_high']:.1%}] | {r['points_per_game']:+.3f} |")
+    L += ["", "Each row:", ""] + [f"- `{r['command']}`" for r in ev["rows"]]
+    L += ["", "## Learning curve", "", f"![curve]({curve_png})", "",
+          f"`{curve_csv}`: the win rate with its Wilson interval at every evaluation of every stage "
+          f"({unit}s counted across the stages).", ""]
+    return "\n".join(L)
