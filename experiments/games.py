@@ -12,7 +12,10 @@ protocol (:class:`pipslab.envs.game.State`): ``is_terminal``, ``is_chance``/
 ``observe(player)``, ``num_actions``.
 
 Randomness is split in two streams so duplicate games replay the same luck: the *deal*
-stream (shuffle, dice) comes from ``deal_seed``; the agents' choices from ``agent_seed``.
+stream (shuffle, dice, a Troshin match's next hands at its chance nodes) comes from
+``deal_seed``; the agents' choices from ``agent_seed``.  A match draws one number from the
+deal stream per hand, whatever the moves, so hand ``k`` of a game is the same deal for any
+agents.
 """
 from __future__ import annotations
 

@@ -86,12 +86,11 @@ def evaluate(recipe, out: Path, net_file: Path, games: int, progress: bool) -> L
     return rows
 
 
-def finish_recipe_run(recipe, run, scale: float, stages: List[dict]) -> dict:
+def finish_recipe_run(recipe, run, scale: float, stages: List[dict], games: int) -> dict:
     """After the last stage: ``net.pt``, the joined curve, the evaluation, ``card.json``
     and ``model-card.md`` in the run folder; returns the card's data."""
     import torch
 
-    from .recipe import MIN_EVAL_GAMES, scaled
     from .runner import provenance
     out = run.out
     last = stages[-1]["folder"]
@@ -102,7 +101,6 @@ def finish_recipe_run(recipe, run, scale: float, stages: List[dict]) -> dict:
         torch.save(net, tmp)
     unit = recipe.unit
     join_curves([s["folder"] for s in stages], unit, out, f"{recipe.name}: the net against fixed opponents")
-    games = scaled(recipe.eval_games, scale, MIN_EVAL_GAMES) if scale != 1 else recipe.eval_games
     rows = evaluate(recipe, out, out / "net.pt", games, run.progress)
     info = provenance()
     import torch as _t

@@ -63,7 +63,7 @@ class Recipe:
 
     @property
     def trainer(self):
-        from .train import trainer_for
+        from .trainers import trainer_for
         return trainer_for(self.game)
 
     @property
@@ -114,7 +114,7 @@ def _need(data: dict, key: str, kind, where: str, default=None):
 def parse_recipe(name: str, data: dict, text: str, where: str) -> Recipe:
     from pipslab.envs.game import get_game
 
-    from .train import trainer_for
+    from .trainers import trainer_for
     known = {"description", "game", "options", "seed", "stages", "evaluation"}
     unknown = sorted(set(data) - known)
     if unknown:
@@ -278,7 +278,8 @@ def run_recipe(name: str, out: str, resume: bool = False, scale: float = 1.0, pr
             results.append(_finished(sdir))
             run.update(stages_done=i + 1)
         from . import model_card
-        data = model_card.finish_recipe_run(recipe, run, scale, results)
+        games = scaled(recipe.eval_games, scale, MIN_EVAL_GAMES) if scale != 1 else recipe.eval_games
+        data = model_card.finish_recipe_run(recipe, run, scale, results, games)
         return data
 
 

@@ -12,7 +12,7 @@ A tournament is a numbered list of games.  Game ``i`` is fully determined by the
 * its **deal** — with duplicate deals, the ``G`` games of a group (``G`` = number of units)
   share one deal: ``deal = i // G``, ``rotation = i % G``; without, every game has its own
   deal and the rotation advances once per cycle of tables;
-* its seeds — ``deal_seed = [seed, 0, deal]`` (shuffle, dice) and
+* its seeds — ``deal_seed = [seed, 0, deal]`` (shuffle, dice, every hand of a match) and
   ``agent_seed = [seed, 1, i]`` (the agents' choices).
 
 Game ``i`` does not depend on the total number of games, so a longer run extends a shorter

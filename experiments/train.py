@@ -13,33 +13,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from typing import Dict
 
 from pipslab.envs.errors import PipslabError
 
-# the trainer module of a game family (its TRAINER class trains every game of the family)
-FAMILY_TRAINERS = {"backgammon": "pipslab.experiments.train_backgammon",
-                   "dominoes": "pipslab.experiments.train_dominoes"}
+from .trainers import FAMILY_TRAINERS, trainer_for, trainers
+
 HELP = {"backgammon": "TD(λ) self-play of the td value network",
         "dominoes": "masked PPO of the net policy in a league (optionally guided by a teacher)"}
-
-
-def trainers() -> Dict[str, str]:
-    """Game name -> trainer module, for every registered game of a family with a trainer."""
-    from pipslab.envs.game import GAMES
-    out = {}
-    for family, module in FAMILY_TRAINERS.items():
-        for name in GAMES.family(family):
-            out[name] = module
-    return out
-
-
-def trainer_for(game: str):
-    """The :class:`~pipslab.experiments.trainer.Trainer` class that trains ``game``."""
-    known = trainers()
-    if game not in known:
-        raise PipslabError(f"no trainer for {game!r}; games with one: {', '.join(known)}")
-    return importlib.import_module(known[game]).TRAINER
 
 
 def add_arguments(parser) -> None:
@@ -93,4 +73,4 @@ def run(ns) -> int:
             raise PipslabError(f"--{flag.replace('recipe_', '')} before the game belongs to --recipe; "
                                f"put it after {ns.game}")
     from .trainer import run_trainer
-    return run_trainer(trainer_for(ns.game), ns)
+    return run_trainer(trainer_for(ns.game), ns, ns.game)

@@ -142,7 +142,7 @@ class TrainArgs(skeleton.TrainArgs):
     """weight of the value loss"""
     self_play: float = 0.5
     """share of hands where the learner plays every seat"""
-    league: List[str] = field(default_factory=list)
+    league: Optional[List[str]] = None
     """the league's built-in members, agent specs (default: the game's)"""
     snapshot_every: int = 25
     """updates between frozen snapshots of the learner joining the league"""
@@ -169,7 +169,7 @@ class TrainArgs(skeleton.TrainArgs):
     game: str = field(default="happy", metadata={"cli": False})
 
     def __post_init__(self):
-        if not self.league and self.game:
+        if self.league is None and self.game:
             self.league = list(LEAGUE.get(self.game, LEAGUE["happy"]))
 
     @property

@@ -110,8 +110,6 @@ class TrainArgs:
             raise PipslabError(f"--backend must be {' or '.join(BACKENDS)}, got {excerpt(self.backend)}")
         if self.device not in DEVICES:
             raise PipslabError(f"--device must be one of {', '.join(DEVICES)}, got {excerpt(self.device)}")
-        if not str(self.out).strip():
-            raise PipslabError("--out must name a folder")
 
 
 def whole(args, name: str, low: int = 1, high: int = 10**9) -> None:
@@ -171,6 +169,8 @@ def _list_of(item: type, agents: bool):
     def parse(text: str):
         import argparse
         if agents:
+            if not str(text).strip():
+                return []
             try:
                 return split_agent_list(text)
             except PipslabError as exc:
@@ -294,10 +294,16 @@ def args_from_namespace(ns, args_cls, game: str):
             values[key] = value
     options.update(parse_option_items(getattr(ns, "option", None)))
     hints = typing.get_type_hints(args_cls)
+    if "out" in values and not str(values["out"]).strip():
+        raise PipslabError("--out must name a folder")
     for key, value in list(values.items()):
         outer, item = _base_type(hints[key])
         if outer is list and isinstance(value, str):
-            values[key] = _list_of(item or str, key in AGENT_LISTS)(value)
+            import argparse
+            try:
+                values[key] = _list_of(item or str, key in AGENT_LISTS)(value)
+            except argparse.ArgumentTypeError as exc:
+                raise PipslabError(f"--{key.replace('_', '-')}: {exc}") from None
         elif outer is list and isinstance(value, (int, float)) and not isinstance(value, bool):
             values[key] = [value]
         elif outer is float and isinstance(value, int) and not isinstance(value, bool):
@@ -563,7 +569,7 @@ def command_of(trainer_cls, args, resume: bool = False) -> str:
     """The command that runs ``args``: the game, its options, every field that differs
     from the trainer's default (the budget always)."""
     defaults = trainer_cls.Args(game=args.game)
-    parts = ["pipslab", "train", trainer_cls.name]
+    parts = ["pipslab", "train", args.game]
     from pipslab.envs.game import get_game
     g = get_game(args.game)
     for key, value in args.options.items():
@@ -660,7 +666,7 @@ def train(trainer_cls, args, stage: Optional[dict] = None) -> dict:
     settings = args.settings(budget)
     command = command_of(trainer_cls, args)
     resume_command = command_of(trainer_cls, args, resume=True)
-    with Run("train", args.out, plan={"trainer": trainer_cls.name, "settings": settings}, compare=("trainer",),
+    with Run("training", args.out, plan={"trainer": trainer_cls.name, "settings": settings}, compare=("trainer",),
              resume=args.resume, command=command, seeds=args.seed, overwrite=False, noun="training run",
              products=(NET, "curve.csv", "curve.png"), progress=args.progress) as run:
         ckpt = run.path(CHECKPOINT)
@@ -686,13 +692,13 @@ def train(trainer_cls, args, stage: Optional[dict] = None) -> dict:
         wall, curve = 0.0, []
         if args.resume:
             data = trainer.read(ckpt)
+            trainer.load(data, ckpt)
             try:
                 done, updates, wall = int(data["done"]), int(data["updates"]), float(data["wall_s"])
                 import json
                 curve = json.loads(data["curve"])
             except (KeyError, TypeError, ValueError) as exc:
                 raise PipslabError(f"{ckpt}: damaged training checkpoint ({type(exc).__name__})") from None
-            trainer.load(data, ckpt)
         elif args.init:
             trainer.init_from(args.init)
         selfplay = SelfPlay(args.backend, args.workers, args.imports)
@@ -772,7 +778,7 @@ def _loop(run: Run, trainer: Trainer, selfplay: SelfPlay, scalars: _Scalars, tar
 
 
 # ------------------------------------------------------------------ the command
-def run_trainer(trainer_cls, ns) -> int:
+def run_trainer(trainer_cls, ns, game: str) -> int:
     """``pipslab train NAME ...``: the args from the command line, the training, its last
     evaluation printed; an interruption is one line with the resume command and 130."""
     import sys
@@ -780,7 +786,7 @@ def run_trainer(trainer_cls, ns) -> int:
     imports = list(import_specs(getattr(ns, "imports", None) or ()))
     import_user_modules(imports)     # before the agent specs naming its agents are checked
     ns.imports = None
-    args = args_from_namespace(ns, trainer_cls.Args, trainer_cls.name)
+    args = args_from_namespace(ns, trainer_cls.Args, game)
     args.imports = [str(i) for i in imports]
     try:
         result = train(trainer_cls, args)
@@ -793,6 +799,10 @@ def run_trainer(trainer_cls, ns) -> int:
     for r in last:
         print(f"  {r['win_rate']:.1%} [{r['win_low']:.1%}, {r['win_high']:.1%}] against {r['opponent']} "
               f"({r['eval_games']} games)")
+    exploit = getattr(args, "exploit", "")
+    if exploit and last:
+        print(f"exploiter of {exploit}: wins {last[0]['win_rate']:.1%} of {last[0]['eval_games']} "
+              f"duplicate games against it (lower is better for {exploit})")
     return 0
 
 

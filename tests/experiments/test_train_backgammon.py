@@ -13,6 +13,7 @@ from pipslab.agents.td import TDNet, equity, flip, load_net, net_dict, net_path
 from pipslab.envs.backgammon import Position
 from pipslab.envs.errors import PipslabError
 from pipslab.experiments import train_backgammon as tb
+from pipslab.experiments.runner import RunInterrupted
 from pipslab.experiments.tournament import TournamentArgs, run_tournament
 
 from harness_helpers import pipslab as _pipslab
@@ -113,7 +114,7 @@ def test_resume_gives_the_same_weights_as_one_run(tmp_path):
     tb.train(tb.TrainArgs(games=128, out=str(tmp_path / "two"), resume=True, **common))
     a = torch.load(tmp_path / "one" / "checkpoint.pt", weights_only=True)
     b = torch.load(tmp_path / "two" / "checkpoint.pt", weights_only=True)
-    assert a["games"] == b["games"] == 128
+    assert a["done"] == b["done"] == 128
     for key in a["model"]:
         assert torch.equal(a["model"][key], b["model"][key]), key
     # and the optimizer moments too
@@ -137,7 +138,7 @@ def test_ctrl_c_saves_and_resume_continues(tmp_path, monkeypatch):
         return real(*a, **k)
 
     monkeypatch.setattr(tb, "train_generation", interrupted)
-    with pytest.raises(tb.TrainingInterrupted, match="interrupted after 32 games; resume with: .*--resume"):
+    with pytest.raises(RunInterrupted, match="interrupted after 32 games; resume with: .*--resume"):
         tb.train(tb.TrainArgs(games=64, out=str(tmp_path / "r"), **common))
     monkeypatch.setattr(tb, "train_generation", real)
     tb.train(tb.TrainArgs(games=64, out=str(tmp_path / "r"), resume=True, **common))
@@ -319,7 +320,9 @@ def test_config_file_sets_flags_and_the_command_line_wins(tmp_path, capfd):
     r = _pipslab("train", "backgammon", "--config", str(cfg), "--lr", "0.004", "--out", str(out), "--no-progress")
     assert r.returncode == 0, r.stderr
     meta = torch.load(out / "checkpoint.pt", weights_only=True)
-    assert meta["games"] == 16 and '"lr": 0.004' in meta["hyper"] and '"hidden": [8]' in meta["hyper"]
+    import json
+    settings = json.loads((out / "run.json").read_text())["settings"]
+    assert meta["done"] == 16 and settings["lr"] == 0.004 and settings["hidden"] == [8]
     for bad in ('games = "many"\n', 'colour = "blue"\n', 'hidden = "wide"\n', "= nonsense"):
         cfg.write_text(bad)
         r = pipslab_here(capfd, "train", "backgammon", "--config", str(cfg), "--out", str(tmp_path / "bad"),

@@ -30,13 +30,13 @@ def test_resumed_run_ends_with_the_same_weights_as_one_run(tmp_path):
     train(TrainArgs(game="troshin", options=options, hands=320, seed=5, out=str(tmp_path / "one"), **SMALL))
     train(TrainArgs(game="troshin", options=options, hands=192, seed=5, out=str(tmp_path / "two"), **SMALL))
     ck = torch.load(tmp_path / "two" / "checkpoint.pt", weights_only=True)
-    assert ck["hands"] == 192 and any(m.startswith("snapshot-") for m in ck["league"]["members"])
+    assert ck["done"] == 192 and any(m.startswith("snapshot-") for m in ck["league"]["members"])
     train(TrainArgs(game="troshin", options=options, hands=320, seed=5, out=str(tmp_path / "two"), resume=True,
                     **SMALL))
     a, b = _weights(tmp_path / "one" / "net.pt"), _weights(tmp_path / "two" / "net.pt")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     c = train(TrainArgs(game="troshin", options=options, hands=320, seed=6, out=str(tmp_path / "three"), **SMALL))
-    assert c["hands"] == 320
+    assert c["done"] == 320
     assert not all(torch.equal(a[k], _weights(tmp_path / "three" / "net.pt")[k]) for k in a)
 
 
@@ -105,7 +105,7 @@ BAD_FLAGS_IN_A_PROCESS = (["happy", "--hands", "0"], ["happy", "--mode", "blocke
 
 
 @pytest.mark.parametrize("argv, message", [
-    pytest.param(["happy", "--hands", "0"], "--hands must be an integer from 1", marks=pytest.mark.slow),
+    pytest.param(["happy", "--hands", "0"], "--hands must be a whole number from 1", marks=pytest.mark.slow),
     (["happy", "--self-play", "1.5"], "--self-play must lie in [0, 1]"),
     (["happy", "--lr", "0"], "--lr must lie in (0, 1]"),
     (["happy", "--league", "heaviest,nosuch"], "unknown agent 'nosuch'"),
@@ -116,7 +116,7 @@ BAD_FLAGS_IN_A_PROCESS = (["happy", "--hands", "0"], ["happy", "--mode", "blocke
     (["troshin", "--players", "5"], "players"),
     (["troshin", "--players", "2", "--pairs"], "pairs"),
     (["triple", "--hidden", "0"], "--hidden must list layer sizes"),
-    (["happy", "--hidden", "a,b"], "comma-separated integers"),
+    (["happy", "--hidden", "a,b"], "comma-separated ints"),
     (["happy", "--league", "", "--self-play", "0"], "--league is empty"),
 ])
 def test_bad_flags_give_one_line_and_exit_2(tmp_path, capfd, argv, message):
@@ -160,14 +160,14 @@ def test_bad_checkpoints_and_resumes_are_refused_with_one_line(tmp_path, capfd):
     (run / "checkpoint.pt").write_bytes(before)
     r = pipslab_here(capfd, *base[:2], "--hands", "128", *base[4:], "--resume")
     assert r.returncode == 0, r.stderr
-    assert torch.load(run / "checkpoint.pt", weights_only=True)["hands"] == 128
+    assert torch.load(run / "checkpoint.pt", weights_only=True)["done"] == 128
     bad = tmp_path / "bad.toml"
     bad.write_text("hands = [")
     r = pipslab_here(capfd, "train", "happy", "--config", str(bad), "--out", str(tmp_path / "c"))
     assert r.returncode == 2 and "not valid TOML" in r.stderr
     bad.write_text("hands = 64\nbogus = 1\n")
     r = pipslab_here(capfd, "train", "happy", "--config", str(bad), "--out", str(tmp_path / "c"))
-    assert r.returncode == 2 and "unknown setting(s) bogus" in r.stderr
+    assert r.returncode == 2 and "unknown key 'bogus'" in r.stderr
 
 
 def test_the_oracle_guide_labels_the_solvers_best_moves(tmp_path, capfd):
@@ -252,5 +252,5 @@ def test_ctrl_c_saves_a_checkpoint_and_prints_the_resume_command(tmp_path):
     assert p.returncode == 130, err
     line = err.strip().splitlines()[-1]
     assert "resume with: pipslab train happy" in line and "--resume" in line
-    hands = torch.load(out / "checkpoint.pt", weights_only=True)["hands"]
-    assert hands > 0 and f"interrupted after {hands} hands" in line
+    hands = torch.load(out / "checkpoint.pt", weights_only=True)["done"]
+    assert hands > 0 and f"interrupted after {hands:,} hands" in line
