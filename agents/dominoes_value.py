@@ -58,7 +58,8 @@ class DominoRollout(DominoEvaluator):
     A hand (not a Troshin match) is played out by the compiled engine
     (:func:`pipslab.envs.dominoes.compiled.rollouts`), whose generator is seeded by one
     draw from that stream at the first playout after a reseed; a match by the Python
-    engine (``compiled=False``: always), drawing from the stream itself."""
+    engine (``compiled=False``: always), drawing from the stream itself — its moves and,
+    at the match's chance nodes, the next hands' deals (``apply_chance``)."""
 
     def __init__(self, rollouts=1, seed: int = 0, compiled: bool = True):
         self.rollouts = rollout_count(rollouts)
@@ -78,6 +79,9 @@ class DominoRollout(DominoEvaluator):
         for _ in range(n):   # the inner loop is ismcts's: kept lean
             world = state.clone()
             while not world.is_terminal:
+                if world.is_chance:       # a match between hands: the next deal, from the stream
+                    world.apply_chance(rng)
+                    continue
                 acts = world.legal_actions()
                 world.apply(acts[rng.randrange(len(acts))] if len(acts) > 1 else acts[0])
             result = world.returns()

@@ -24,6 +24,10 @@ family ``"dominoes"``): ``eval=NAME[:ARG]`` picks any registered evaluator — `
   up.  Works for every domino variant and player count.  Parameters: ``iters`` (default
   1000), ``time`` (seconds per move), ``c`` (exploration, default 0.7; 1.5 with a prior),
   ``eval``, ``net``, ``mix``, ``compiled``.
+  In a Troshin match a simulation goes on past the hand: where a world reaches the
+  match's chance node (the hand is over, the match is not) the next hand is dealt with
+  ``apply_chance`` from the search's own stream (below), and the tree goes on over the
+  new hand's moves; a node is never valued at a chance node.
   With random playouts (``eval=rollout[:N]``) on a hand (not a match) the
   iterations run compiled (:mod:`pipslab.agents.ismcts_compiled`: the same loop, worlds
   from ``engine.packed_world_sampler``, tens of times faster), their generator seeded by
@@ -146,17 +150,39 @@ class PIMCAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         view = observation.view
-        totals = dict.fromkeys(legal, 0.0)
         solver = self._solver(view.variant)
         reseed(self.evaluator, rng)
-        budget = self.budget.start()
-        worlds = world_sampler(view)
-        while True:
-            world = worlds(rng)
-            for a, v in solver.move_values(world).items():
-                totals[a] += v
-            if not budget.more():
-                return _best(totals)
+        return _best(pimc_move_totals(view, legal, rng, solver, self.budget))
+
+
+def pimc_move_totals(view, legal, rng: np.random.Generator, solver: Solver, budget, compiled=None) -> dict:
+    """``pimc``'s scores of the legal moves of ``view`` (its rule; ``pimc`` and the
+    ``--guide pimc`` teacher both call this): per move in ``legal``, the values
+    ``solver.move_values`` gives it summed over worlds dealt from the view — as many as
+    ``budget`` (a :class:`_Budget`, or a number of worlds) allows.
+
+    With ``compiled`` (a :class:`~pipslab.agents.pimc_compiled.CompiledPIMC` of the view's
+    variant, the same solver settings) and a view it can take — an opened line, no draw
+    or pass among the moves, not a match, a budget of a fixed count — the worlds come
+    from ``engine.packed_world_sampler`` dealt by the compiled generator seeded with one
+    draw from ``rng``, and are solved in one compiled call: the same scores in
+    distribution, other worlds.  Otherwise the Python reference: ``world_sampler(view)``
+    dealt by ``rng`` itself (``pimc``'s own moves for a seed)."""
+    if not isinstance(budget, _Budget):
+        budget = _Budget("pimc", "samples", int(budget), None)
+    if (compiled is not None and budget.seconds is None and view.match is None and view.left >= 0
+            and legal[-1] < view.variant.draw_action):
+        from pipslab.envs.dominoes.compiled import new_rng
+        sums = compiled.totals(packed_world_sampler(view), new_rng(int(rng.integers(1 << 62))), budget.count)
+        return {b: int(sums[b]) for b in legal}
+    totals = dict.fromkeys(legal, 0)
+    budget = budget.start()
+    worlds = world_sampler(view)
+    while True:
+        for a, v in solver.move_values(worlds(rng)).items():
+            totals[a] += v
+        if not budget.more():
+            return totals
 
 
 def _most_visited(root: "_Node", legal) -> int:
@@ -241,6 +267,9 @@ class ISMCTSAgent(Agent):
         node = root
         path = []
         while not world.is_terminal:
+            if world.is_chance:            # a match between hands: deal the next one
+                world.apply_chance(fast)
+                continue
             acts = world.legal_actions()
             children = node.children
             untried = [a for a in acts if a not in children]
@@ -253,6 +282,8 @@ class ISMCTSAgent(Agent):
                 children[a] = child
                 world.apply(a)
                 path.append(child)
+                if world.is_chance:        # the evaluator values a state with a seat to move
+                    world.apply_chance(fast)
                 break
             best_score, best_a = -1e18, acts[0]
             for b in acts:
@@ -281,6 +312,9 @@ class ISMCTSAgent(Agent):
         while True:
             if world.is_terminal:
                 return path, world.returns()
+            if world.is_chance:            # a match between hands: deal the next one
+                world.apply_chance(fast)
+                continue
             acts = world.legal_actions()
             if node.prior is None:          # first reached: value it, keep its prior
                 returns = evaluator.evaluate([world])[0].tolist()

@@ -8,7 +8,6 @@ from typing import List, Optional
 
 import numpy as np
 
-from pipslab.envs.dominoes.engine import packed_world_sampler, world_sampler
 from pipslab.envs.game import get_game
 
 from .base import Observation
@@ -33,20 +32,29 @@ class Teacher:
     draw from the hand's): the same labels in distribution, other worlds than the Python
     sampler's (``compiled=False``, the reference)."""
 
+    # block mode: a world's exact solve visits a few hundred positions, so a table that
+    # stays in the cache beats a big one (which, kept for the run, grew to millions of
+    # rows and made every probe a cache miss: 3x slower); the values are exact either way
+    BLOCK_TABLE = 1 << 14
+
     def __init__(self, game: str, options: dict, guide: str, samples: int = 6, compiled: bool = True):
         self.game, self.options, self.guide, self.samples = game, dict(options), guide, samples
         self.num_actions = get_game(game).actions(options)
         self.solver = None
         self.pimc = None
+        self.variant = None
         if guide in ("oracle", "pimc"):
             from pipslab.agents.search_dominoes import PIMCAgent
             from pipslab.agents.solver import Solver
-            variant = get_game(game).new_state(np.random.default_rng(0), options).variant
+            variant = self.variant = get_game(game).new_state(np.random.default_rng(0), options).variant
             depth = PIMCAgent.DRAW_MODE_DEPTH if variant.draw else None
             self.solver = Solver("margin", max_depth=depth)
-            if guide == "pimc" and compiled:
+            if guide == "pimc" and compiled or guide == "oracle" and not variant.draw:
                 from pipslab.agents.pimc_compiled import CompiledPIMC
-                self.pimc = CompiledPIMC(variant, depth)
+                if variant.draw:
+                    self.pimc = CompiledPIMC(variant, depth)
+                else:
+                    self.pimc = CompiledPIMC(variant, depth, max_table=self.BLOCK_TABLE, first_table=self.BLOCK_TABLE)
 
     def oracle_moves(self, variant, boneyard, hands, seat, left, right, bpos) -> Optional[List[int]]:
         """``oracle``'s :meth:`best_moves` of a line position given by its parts
@@ -62,21 +70,62 @@ class Teacher:
         if self.guide == "oracle":
             totals = self.solver.move_values(state)
         elif self.guide == "pimc":
-            view = state.observe(seat)
-            legal = state.legal_actions()
-            if self.pimc is not None and view.left >= 0 and legal[-1] < view.variant.draw_action:
-                from pipslab.envs.dominoes.compiled import new_rng
-                sums = self.pimc.totals(packed_world_sampler(view), new_rng(int(rng.integers(1 << 62))),
-                                        self.samples)
-                totals = {b: int(sums[b]) for b in legal}
-            else:
-                totals = dict.fromkeys(legal, 0)
-                worlds = world_sampler(view)
-                for _ in range(self.samples):
-                    for b, v in self.solver.move_values(worlds(rng)).items():
-                        totals[b] += v
+            from pipslab.agents.search_dominoes import pimc_move_totals
+            totals = pimc_move_totals(state.observe(seat), state.legal_actions(), rng, self.solver, self.samples,
+                                      self.pimc)
         else:
             obs = Observation(seat, state.observe(seat), state.legal_actions(), self.num_actions)
             totals = {make_agent(self.guide, self.game).act(obs, rng): 1}
         top = max(totals.values())
         return [b for b, v in totals.items() if v == top]
+
+    def batched(self) -> bool:
+        """Whether :meth:`label_many` solves the decisions of compiled rows in one compiled
+        call (``pimc`` compiled, or ``oracle``, on a block-mode line variant opened by the
+        highest double); otherwise it labels them one at a time, as :meth:`best_moves`."""
+        v = self.variant
+        return (self.guide in ("pimc", "oracle") and self.pimc is not None and not v.draw and v.layout == "line"
+                and v.opening == "highest_double")
+
+    def label_many(self, S: np.ndarray, rows, rngs, openings, state_of=None) -> np.ndarray:
+        """The labels of many decisions at once: a 0/1 ``int8`` array of shape
+        ``(len(rows), num_actions)``, 1 on the teacher's best moves of each.
+
+        ``S``: compiled state rows (``pipslab.envs.dominoes.compiled``); decision ``i`` is
+        the seat to move's in ``S[rows[i]]``; ``rngs[i]``: its hand's generator;
+        ``openings[i]``: the tile that opened that hand (its deal's ``S_OPENING``);
+        ``state_of(rows[i])``: its Python state, asked only where a decision is labelled
+        one at a time.  Each decision makes the draws from ``rngs[i]`` that
+        :meth:`best_moves` makes — ``pimc``: one, seeding the compiled generator that deals
+        its worlds — so a label is the one :meth:`best_moves` gives for that state and
+        generator, whatever other decisions share the call; with :meth:`batched` the
+        worlds of every decision are dealt and solved in one compiled call."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = np.zeros((len(rows), self.num_actions), dtype=np.int8)
+        if not len(rows):
+            return out
+        if self.batched() and self.guide == "oracle":     # the exact solver on the true rows: no draws
+            from pipslab.envs.dominoes.compiled import S_LEFT
+            slow = [i for i, h in enumerate(rows.tolist()) if S[h, S_LEFT] < 0]
+            fast = np.array([i for i, h in enumerate(rows.tolist()) if S[h, S_LEFT] >= 0], dtype=np.int64)
+            if len(fast):
+                out[fast] = self.pimc.label_rows(S, rows[fast], None, None, 0)
+        elif self.batched():
+            from pipslab.envs.dominoes.compiled import S_LEFT
+            openings = np.asarray(openings, dtype=np.int64).reshape(len(rows))
+            fast = [i for i, h in enumerate(rows.tolist()) if S[h, S_LEFT] >= 0 and openings[i] >= 0]
+            seeds = np.zeros(len(rows), dtype=np.uint64)
+            for i in fast:
+                seeds[i] = int(rngs[i].integers(1 << 62))
+            slow = sorted(set(range(len(rows))) - set(fast))
+            if fast:
+                idx = np.array(fast, dtype=np.int64)
+                out[idx] = self.pimc.label_rows(S, rows[idx], openings[idx], seeds[idx],
+                                                self.samples)
+        else:
+            slow = range(len(rows))
+        for i in slow:
+            h = int(rows[i])
+            state = state_of(h)
+            out[i, self.best_moves(state, state.current_player, rngs[i])] = 1
+        return out

@@ -12,8 +12,7 @@ the empty string) —, the players' range over the options, perfect or imperfect
 information, zero-sum from ``Game.utility_sum``; the game info's utility bounds and
 length from ``Game.utility_bounds`` and ``Game.max_game_length``.  (The module needs the
 ``open-spiel`` package, pipslab's ``[bench]`` extra; nothing else in pipslab imports it.)
-Every option works here as on the other roads, but for Troshin's ``match=true`` (a match
-deals its next hands inside the state: one line refuses it; the adapter plays one hand).
+Every option works here as on the other roads, Troshin's ``match=true`` included (below).
 ``position`` starts the game from that position (the domino hands then count as dealt;
 such a game is not resampled by ``resample_from_infostate``).
 
@@ -36,6 +35,14 @@ Chance is explicit, with enumerable outcomes and their probabilities
   Then the engine state is built by ``engine.deal`` itself, from a scripted "shuffle"
   that lays the tiles in the order dealt (so the opening rule, the first seat … are the
   engine's).  Triple's first player by lot is one more chance node (uniform over seats).
+* **A Troshin match's next hand**: where the engine's match is a chance node (a hand is
+  over, the match is not: ``TroshinMatch.is_chance``), the adapter deals the next hand
+  exactly as the first — one chance node per tile, redeals included — and hands the deal
+  to the match (``TroshinMatch.set_hand``, the chosen outcome, as backgammon's
+  ``set_roll``).  So every chance outcome of a match is enumerated with its probability,
+  as in a single hand.  A match has no true length bound (a drawn hand scores nothing);
+  the game info's ``max_game_length`` counts a hand's bound, its deal included, for each
+  hand of a match in which every hand scores (``(target - 1) * sides + 1`` hands).
 * **Draws** (draw mode, Troshin, Triple): the seat's DRAW action (56, or 112 in Triple)
   is its decision; a chance node then picks the drawn tile, uniform over the boneyard.
   The engine keeps its boneyard in a pre-shuffled order and draws the next tile; the
@@ -55,7 +62,8 @@ What a seat sees
 * **Information state string** (perfect recall; dominoes): the variant, the seat, its
   hand as dealt, then the public history from ``state.observe(seat)`` — every
   placement, pass and draw (who, where) — with the tiles *this* seat drew written in,
-  and its hand now.  Two histories give the same string exactly when the seat cannot tell
+  and its hand now.  A match's string is the strings of its finished hands (as they
+  read when each ended), then the current hand's, after the score (``match 45/89``).  Two histories give the same string exactly when the seat cannot tell
   them apart — except after a Troshin redeal, when the string keeps the number of
   redeals but not the hand that was thrown in (it has no bearing on the new deal).
   Backgammon is a perfect-information game: the string is the history.
@@ -75,7 +83,8 @@ pipslab's ``engine.sample_world`` from the seat's view, works out which of each 
 seat's tiles it was dealt and which it drew at each draw (the walk of
 ``line.DominoState.constraint_groups``, keeping the tiles), and replays the history on
 that deal with those draws.  The line games (Happy, Troshin) are resampled, block or
-draw; Triple's luck draws are not (one line says so).  Backgammon has nothing hidden.
+draw; Triple's luck draws are not, nor a Troshin match (its earlier hands' hidden tiles
+are not replayed; one line says so).  Backgammon has nothing hidden.
 
 OpenSpiel serializes a Python state as a pickle of its attributes
 (``pyspiel.serialize_game_and_state``): deserialize only states you wrote yourself.
@@ -101,7 +110,7 @@ from pipslab.envs.dominoes.common import DRAW as EV_DRAW
 from pipslab.envs.dominoes.common import PASS as EV_PASS
 from pipslab.envs.dominoes.common import PLACE as EV_PLACE
 from pipslab.envs.dominoes.common import END_NAMES, OUTRANKING, needs_redeal
-from pipslab.envs.dominoes.engine import LAYOUTS, sample_world
+from pipslab.envs.dominoes.engine import LAYOUTS, MatchInfo, TroshinMatch, sample_world
 from pipslab.envs.dominoes.tiles import SUIT, format_tiles, tile_name, tiles_of
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import GAMES, Game
@@ -162,17 +171,18 @@ class DominoGame(pyspiel.Game):
         spec = GAMES[self.pipslab_name]
         values, self.options = _resolve(spec, self.game_type, params)
         probe = spec.new_state(np.random.default_rng(0), self.options)
-        if not hasattr(probe, "hands"):
-            raise PipslabError(f"{self.game_type.short_name}: a match deals new hands inside the state; "
-                               "the adapter plays one hand (match=false)")
+        self.match = isinstance(probe, TroshinMatch)
         self.start = probe if self.options.get("position") else None
         self.variant = v = probe.variant
         self.encoder = spec.observation_encoder(self.options)
         drawn = v.set_size - v.players * v.hand_size if v.draw else 0
         # the game's own steps, then the deal (+ a lot for the first seat) and a chance node per draw
-        length = spec.max_game_length(self.options) + v.players * v.hand_size + 1 + drawn
+        hand_options = {**self.options, "match": False} if self.match else self.options
+        length = spec.max_game_length(hand_options) + v.players * v.hand_size + 1 + drawn
         if v.redeal_doubles or v.redeal_suit:
             length += 3 * v.players * v.hand_size   # room for three redeals (each < 1% likely)
+        if self.match:   # every hand scoring (module docstring): no true bound
+            length *= (probe.target - 1) * v.n_teams + 1
         low, high = spec.utility_bounds(self.options)
         info = pyspiel.GameInfo(
             num_distinct_actions=spec.actions(self.options), max_chance_outcomes=28, num_players=v.players,
@@ -192,21 +202,30 @@ class DominoState(pyspiel.State):
     """One game of a :class:`DominoGame`: the deal's chance nodes, then the engine state
     (``engine``) with the draws as chance nodes.  ``dealt[p]``: seat ``p``'s tiles as
     dealt, in order; ``drawn[p]``: the tiles it drew, in order; ``deals``: deals so far
-    (a redeal adds one); ``drawing``: the seat to move chose DRAW and the tile is next."""
+    (a redeal adds one); ``drawing``: the seat to move chose DRAW and the tile is next.
+    These are the current hand's; in a match ``engine`` is the
+    :class:`~pipslab.envs.dominoes.match.TroshinMatch` and ``past[k]`` holds finished
+    hand ``k``'s information strings (per seat: with the private tiles, without)."""
 
     def __init__(self, game: DominoGame):
         super().__init__(game)
         # pyspiel's Clone deep-copies every entry of the state's __dict__: the entries are
         # plain lists and numbers, and the engine sits in an _Engine box that clones it
         self._engine = _Engine(None)
-        self.dealt: List[List[int]] = [[] for _ in range(game.variant.players)]
-        self.drawn: List[List[int]] = [[] for _ in range(game.variant.players)]
+        self.past: List[List[List[str]]] = []
+        self._new_hand()
+        if game.start is not None:   # the position option: the hands held there count as dealt
+            self.engine = game.start.clone()
+            if not self.engine.is_chance:
+                self.dealt = [list(tiles_of(hand)) for hand in self.hand.hands]
+
+    def _new_hand(self) -> None:
+        players = self.get_game().variant.players
+        self.dealt: List[List[int]] = [[] for _ in range(players)]
+        self.drawn: List[List[int]] = [[] for _ in range(players)]
         self.deals = 0
         self.drawing = False
         self.lot = -1   # Triple: the seat drawn by lot to open
-        if game.start is not None:   # the position option: the hands held there count as dealt
-            self.engine = game.start.clone()
-            self.dealt = [list(tiles_of(hand)) for hand in self.engine.hands]
 
     @property
     def engine(self):
@@ -215,6 +234,16 @@ class DominoState(pyspiel.State):
     @engine.setter
     def engine(self, state):
         self._engine = _Engine(state)
+
+    @property
+    def hand(self):
+        """The engine's hand (a match's current hand; at its chance node the finished one)."""
+        e = self.engine
+        return e.hand if isinstance(e, TroshinMatch) else e
+
+    def _dealing(self) -> bool:
+        """A hand is being dealt: the game's first, or a match's next (its chance node)."""
+        return self.engine is None or self.engine.is_chance
 
     @property
     def _game(self) -> DominoGame:
@@ -234,7 +263,7 @@ class DominoState(pyspiel.State):
         return -1
 
     def current_player(self):
-        if self.engine is None:
+        if self._dealing():
             return _CHANCE
         if self.engine.is_terminal:
             return _TERMINAL
@@ -247,8 +276,8 @@ class DominoState(pyspiel.State):
         return sorted(self.engine.legal_actions())
 
     def chance_outcomes(self):
-        if self.engine is not None:       # a draw: any boneyard tile, uniform
-            tiles = sorted(self.engine.boneyard_tiles())
+        if not self._dealing():           # a draw: any boneyard tile, uniform
+            tiles = sorted(self.hand.boneyard_tiles())
             return [(t, 1.0 / len(tiles)) for t in tiles]
         seat = self._dealing_seat()
         if seat < 0:                      # Triple: the first seat by lot
@@ -272,7 +301,7 @@ class DominoState(pyspiel.State):
 
     def _apply_action(self, action):
         v = self.variant
-        if self.engine is None:
+        if self._dealing():
             seat = self._dealing_seat()
             if seat >= 0:
                 self.dealt[seat].append(int(action))
@@ -282,19 +311,24 @@ class DominoState(pyspiel.State):
                 self.lot = int(action)
                 self._start()
         elif self.drawing:
-            e = self.engine
+            e = self.hand
             rest = list(e.boneyard_tiles())
             rest.remove(int(action))
             e.boneyard = e.boneyard[:e.bpos] + (int(action),) + tuple(rest)
             self.drawn[e.current_player].append(int(action))
             self.drawing = False
-            e.apply(v.draw_action)
+            self.engine.apply(v.draw_action)
         elif action == v.draw_action:
             if action not in self.engine.legal_actions():
                 self.engine.apply(action)   # the engine's one-line refusal
             self.drawing = True
         else:
             self.engine.apply(int(action))
+            if self.engine.is_chance:   # a match's hand is over: keep its strings, deal the next
+                players = v.players
+                self.past.append([[self._hand_string(p, True, over=True) for p in range(players)],
+                                  [self._hand_string(p, False, over=True) for p in range(players)]])
+                self._new_hand()
 
     def _dealt(self) -> None:
         """Every hand is full: deal again when a hand calls for it, else open the game."""
@@ -310,11 +344,17 @@ class DominoState(pyspiel.State):
         v = self.variant
         order = [t for hand in self.dealt for t in hand]
         rest = [t for t in tiles_of(v.tile_set) if t not in set(order)]
-        self.engine = LAYOUTS[v.layout].deal(v, _ScriptedShuffle(order + rest, self.lot))
+        hand = LAYOUTS[v.layout].deal(v, _ScriptedShuffle(order + rest, self.lot))
+        if not self._game.match:
+            self.engine = hand
+        elif self.engine is None:
+            self.engine = TroshinMatch(v, hand)
+        else:
+            self.engine.set_hand(hand)    # the match's chance outcome
 
     def _action_to_string(self, player, action):
         if player == _CHANCE:
-            if self.engine is not None:
+            if not self._dealing():
                 return f"draws {tile_name(action)}"
             seat = self._dealing_seat()
             return f"deal {tile_name(action)} to seat {seat}" if seat >= 0 else f"seat {action} opens by lot"
@@ -326,9 +366,11 @@ class DominoState(pyspiel.State):
         return [float(r) for r in self.engine.returns()]
 
     def __str__(self):
-        if self.engine is None:
+        if self._dealing():
             hands = " / ".join(format_tiles(h) or "-" for h in self.dealt)
-            return f"{self.variant.name}; dealing (deal {self.deals + 1}); hands={hands}"
+            m = self.engine
+            score = "" if m is None else f"match {'/'.join(map(str, m.scores))}, hand {m.hand_index + 1}; "
+            return f"{self.variant.name}; {score}dealing (deal {self.deals + 1}); hands={hands}"
         from pipslab.envs.dominoes.notation import format_position
         return format_position(self.engine) + ("; drawing" if self.drawing else "")
 
@@ -336,30 +378,48 @@ class DominoState(pyspiel.State):
     def view(self, player: int, private: bool = True):
         """The engine's view of ``player`` (during the deal: the hands dealt so far on an
         empty table); with ``private=False`` the hand is left out."""
-        if self.engine is not None:
+        if not self._dealing():
             view = self.engine.observe(player)
         else:
             masks = [sum(1 << t for t in hand) for hand in self.dealt]
             view = LAYOUTS[self.variant.layout](self.variant, masks, (), current_player=0, table=0).observe(player)
+            if self._game.match:     # a match's score before its next hand
+                m = self.engine
+                v = self.variant
+                info = (MatchInfo(target=v.match_target, scores=(0,) * v.n_teams, hand_index=0, hand_points=())
+                        if m is None else m.match_info())
+                view = dataclasses.replace(view, match=info)
         if not private:
             view = dataclasses.replace(view, hand=0)
         return view
 
     def information_string(self, player: int, private: bool = True) -> str:
         """The perfect-recall string of ``player`` (see the module docstring)."""
+        if not self._game.match:
+            return self._hand_string(player, private)
+        m = self.engine
+        scores = "/".join(map(str, m.scores if m is not None else [0] * self.variant.n_teams))
+        hands = [past[0 if private else 1][player] for past in self.past]
+        return " | ".join(hands + [f"match {scores}", self._hand_string(player, private)])
+
+    def _hand_string(self, player: int, private: bool, over: bool = False) -> str:
+        """The perfect-recall string of ``player`` in the current hand (the whole game's
+        when it is not a match); a finished hand ends with ``over`` (``over=True``: the
+        match's hand that just ended, before the next deal starts)."""
         v = self.variant
         parts = [v.name, f"seat {player}"]
         if self.deals:
             parts.append(f"redeals {self.deals}")
         if private:
             parts.append("dealt " + (format_tiles(self.dealt[player]) or "-"))
-        if self.engine is None:
+        if self._dealing() and not over:
             return "; ".join(parts + ["dealing"])
         if self.lot >= 0:
             parts.append(f"seat {self.lot} opens by lot")
         mine = 0
         events = []
-        for kind, p, tile, end, _left, _right in self.engine.events():
+        hand = self.hand
+        for kind, p, tile, end, _left, _right in hand.events():
             if kind == EV_PLACE:
                 events.append(f"{p}:{tile_name(tile)}@{END_NAMES[end]}")
             elif kind == EV_PASS:
@@ -374,11 +434,11 @@ class DominoState(pyspiel.State):
                     what += " lucky" if end < 0 else " unlucky"
                 events.append(what)
         if self.drawing:
-            events.append(f"{self.engine.current_player}:drawing")
+            events.append(f"{hand.current_player}:drawing")
         parts.append("history " + (" ".join(events) or "-"))
         if private:
-            parts.append("hand " + (format_tiles(tiles_of(self.engine.hands[player])) or "-"))
-        if self.engine.is_terminal:
+            parts.append("hand " + (format_tiles(tiles_of(hand.hands[player])) or "-"))
+        if hand.is_terminal:
             parts.append("over")
         return "; ".join(parts)
 
@@ -387,9 +447,12 @@ class DominoState(pyspiel.State):
         view = self.view(player, private)
         v = self.variant
         parts = [v.name, f"seat {player}"]
+        if view.match is not None:
+            number = view.match.hand_index + (0 if view.is_terminal else 1)
+            parts.append(f"match {'/'.join(map(str, view.match.scores))}; hand {number}")
         if private:
             parts.append("hand " + (format_tiles(tiles_of(view.hand)) or "-"))
-        if self.engine is None:
+        if self._dealing():
             return "; ".join(parts + ["dealing"])
         if v.layout == "spinner":
             parts.append("ends " + "|".join(str(e) if e >= 0 else "-" for e in view.ends)
@@ -422,7 +485,10 @@ class DominoState(pyspiel.State):
                                "resampling supports the line games (Happy, Troshin)")
         if self._game.start is not None:
             raise PipslabError("resample_from_infostate: a game started from a position is not resampled")
-        if self.engine is None or self.current_player() < 0 and not self.is_terminal():
+        if self._game.match:
+            raise PipslabError("resample_from_infostate: a Troshin match is not resampled (its earlier hands' "
+                               "hidden tiles are not replayed); resample single hands (match=false)")
+        if self._dealing() or self.current_player() < 0 and not self.is_terminal():
             raise PipslabError("resample_from_infostate: only at a seat's decision or the end")
         seed = int(probability_sampler() * 2 ** 31) if probability_sampler is not None else 0
         rng = np.random.default_rng(seed)

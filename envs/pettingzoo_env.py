@@ -162,7 +162,8 @@ class PipslabAECEnv(AECEnv):
 
     # ------------------------------------------------------------------ helpers
     def _roll_chance(self) -> None:
-        """Roll every chance outcome (dice) with the env's generator until a seat must act."""
+        """Roll every chance outcome (dice, a match's next hand) with the env's generator until a
+        seat must act."""
         s = self.game_state
         while not s.is_terminal and getattr(s, "is_chance", False):
             s.apply_chance(self.np_random)

@@ -391,40 +391,35 @@ class _Steps:
                 results.setdefault(m, []).extend(scores)
         return out, finals, results
 
-    def relabel(self, net: PolicyNet) -> None:
-        """The log-probabilities of the chosen actions and the values, computed again by the
-        learner in one forward pass over every row: what they are does not then depend on
-        which rows a worker's forward passes grouped."""
-        if not self.blocks:
-            return
-        X = np.concatenate([b[0] for b in self.blocks])
-        M = np.concatenate([b[1] for b in self.blocks])
-        A = np.concatenate([b[2] for b in self.blocks])
-        device = next(net.parameters()).device
-        with torch.no_grad():
-            logits, values = net(torch.from_numpy(X).to(device))
-            logp = torch.log_softmax(logits.masked_fill(torch.from_numpy(M).to(device) == 0, float("-inf")), dim=-1)
-            chosen = logp.gather(1, torch.from_numpy(A).to(device)[:, None])[:, 0]
-        L, V = chosen.double().cpu().numpy(), values.double().cpu().numpy()
-        lo = 0
-        for i, b in enumerate(self.blocks):
-            hi = lo + len(b[0])
-            self.blocks[i] = (b[0], b[1], b[2], L[lo:hi], V[lo:hi], b[5])
-            lo = hi
-
-    def batch(self, finals, lam: float, hands: int, size: int, num_actions: int, results) -> "Batch":
+    def batch(self, finals, lam: float, hands: int, size: int, num_actions: int, results,
+              net: Optional[PolicyNet] = None) -> "Batch":
         """The rows in trajectory order with their advantages: GAE(λ), γ = 1, a
-        trajectory's only reward its seat's return at the end."""
+        trajectory's only reward its seat's return at the end.  With ``net`` the
+        log-probabilities of the chosen actions and the values are computed again by it,
+        in one forward pass over the rows in that order — so they do not depend on which
+        rows a worker's forward passes grouped (the trainer's road)."""
         if not self.who:
             return Batch(obs=np.zeros((0, size), dtype=np.float32), masks=np.zeros((0, num_actions), dtype=np.int8),
                          actions=np.zeros(0, dtype=np.int64), logp=np.zeros(0, dtype=np.float32),
                          values=np.zeros(0, dtype=np.float32), advantages=np.zeros(0, dtype=np.float32),
                          returns=np.zeros(0, dtype=np.float32), teacher=np.zeros((0, num_actions), dtype=np.int8),
                          hands=hands, decisions=0, results=results)
-        ids: Dict[tuple, int] = {}
-        tid = np.array([ids.setdefault(w, len(ids)) for w in self.who], dtype=np.int64)
-        order = np.argsort(tid, kind="stable")      # trajectories in order of their first step, steps in time order
+        # trajectories by hand, then in the order their seats first moved in it; steps in
+        # time order: an order that does not depend on which hands shared a forward pass
+        first: Dict[tuple, int] = {}
+        for i, w in enumerate(self.who):
+            first.setdefault(w, i)
+        ids = {w: k for k, w in enumerate(sorted(first, key=lambda w: (w[0], first[w])))}
+        tid = np.array([ids[w] for w in self.who], dtype=np.int64)
+        order = np.argsort(tid, kind="stable")
         X, M, A, L, V, T = (np.concatenate([b[k] for b in self.blocks])[order] for k in range(6))
+        if net is not None:
+            device = next(net.parameters()).device
+            with torch.no_grad():
+                logits, values = net(torch.from_numpy(X).to(device))
+                logp = torch.log_softmax(logits.masked_fill(torch.from_numpy(M).to(device) == 0, float("-inf")), -1)
+                L = logp.gather(1, torch.from_numpy(A).to(device)[:, None])[:, 0].double().cpu().numpy()
+                V = values.double().cpu().numpy()
         tids = tid[order].tolist()
         vals = V.tolist()
         final = [float(finals[h][p]) for h, p in ids]
@@ -443,21 +438,23 @@ class _Steps:
                      hands=hands, decisions=len(vals), results=results)
 
 
-def _learner_moves(player: NetPlayer, args: TrainArgs, X, M, waiting, best, rngs, teacher, steps: _Steps,
+def _learner_moves(player: NetPlayer, args: TrainArgs, X, M, waiting, label_many, rngs, teacher, steps: _Steps,
                    num_actions: int, apply_all) -> None:
     """One forward pass for every learner decision waiting (``(hand, seat)`` pairs, their
     observation rows ``X`` and masks ``M``): sample each action from the hand's
-    generator, label it by the teacher (``best(hand, seat)``: its best moves), play them
-    all with ``apply_all(hands, actions)`` and add the rows to ``steps``."""
+    generator, label (a share of) them by the teacher (``label_many(pairs)``: their best
+    moves as 0/1 rows, all in one call), play them all with ``apply_all(hands, actions)``
+    and add the rows to ``steps``.  Each hand's draws come in the same order: its action,
+    its share, its teacher's."""
     logits, values = player.forward(X)
     probs = masked_softmax(logits, M)
     u = np.array([rngs[h].random() for h, _ in waiting])
     chosen = sample_actions(probs, M, u)
     labels = np.zeros((len(waiting), num_actions), dtype=np.int8)
     if teacher is not None:
-        for i, (h, p) in enumerate(waiting):
-            if rngs[h].random() < args.guide_share:
-                labels[i, best(h, p)] = 1
+        sel = [i for i, (h, p) in enumerate(waiting) if rngs[h].random() < args.guide_share]
+        if sel:
+            labels[sel] = label_many([waiting[i] for i in sel])
     logp = np.array([math.log(x) for x in probs[np.arange(len(waiting)), chosen].tolist()])
     steps.add(X, M, chosen.astype(np.int64), logp, values.astype(np.float64), labels, list(waiting))
     apply_all([h for h, _ in waiting], chosen.tolist())
@@ -514,9 +511,13 @@ def _play_reference(player: NetPlayer, league: League, args: TrainArgs, states, 
         def apply_all(hands, actions):
             for h, a in zip(hands, actions):
                 states[h].apply(a)
-        _learner_moves(player, args, np.stack(rows), np.stack(masks), waiting,
-                       lambda h, p: teacher.best_moves(states[h], p, rngs[h]), rngs, teacher, traj, num_actions,
-                       apply_all)
+        def label_many(pairs):
+            out = np.zeros((len(pairs), num_actions), dtype=np.int8)
+            for i, (h, p) in enumerate(pairs):
+                out[i, teacher.best_moves(states[h], p, rngs[h])] = 1
+            return out
+        _learner_moves(player, args, np.stack(rows), np.stack(masks), waiting, label_many, rngs, teacher, traj,
+                       num_actions, apply_all)
     return traj, [s.returns() for s in states]
 
 
@@ -538,9 +539,10 @@ def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, 
     heuristic seats; a ``random`` seat draws from the hand's generator as
     :class:`~pipslab.agents.random_agent.RandomAgent` does; the snapshots waiting, then
     the learners waiting, each get one forward pass over the compiled observations.  The
-    teacher labels from the hand's Python state, made from the deal and brought up to date
-    from the log of moves when it is asked — except the oracle where the compiled root
-    search answers: it reads the position from the arrays (:meth:`Teacher.oracle_moves`)."""
+    teacher labels every waiting decision in one call (:meth:`Teacher.label_many`: pimc's
+    worlds dealt and solved, or the oracle's positions solved, straight from the arrays in
+    one compiled call where it can; else from the hand's Python state, made from the deal
+    and brought up to date from the log of moves when it is asked)."""
     from pipslab.agents import dominoes_compiled as dc
     from pipslab.envs.dominoes import compiled as cc
     count = len(deals)
@@ -576,18 +578,11 @@ def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, 
         synced[h] = int(nmoves[h])
         return s
 
-    def best(h, p):
-        if oracle:
-            row = S[h]
-            bone = tuple(row[cc.S_BONE:cc.S_BONE + row[cc.S_BLEN]].tolist()) if variant.draw else ()
-            found = teacher.oracle_moves(variant, bone, row[cc.S_HANDS:cc.S_HANDS + n].tolist(), p,
-                                         int(row[cc.S_LEFT]), int(row[cc.S_RIGHT]), int(row[cc.S_BPOS]))
-            if found is not None:
-                return found
-        return teacher.best_moves(state_of(h), p, rngs[h])
+    def label_many(pairs):
+        hs = [h for h, _ in pairs]
+        return teacher.label_many(S, hs, [rngs[h] for h in hs], [deals[h][cc.S_OPENING] for h in hs], state_of)
 
     n = variant.players
-    oracle = teacher is not None and teacher.guide == "oracle" and variant.layout == "line"
 
     def play_all(hands, actions):
         dc.play_many(prm, S, np.asarray(hands, dtype=np.int64), np.asarray(actions, dtype=np.int64), moves, nmoves)
@@ -628,7 +623,7 @@ def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, 
         waiting = [h for h in alive.tolist() if status[h] == dc.LEARNER]
         if waiting:
             rows, masks = observations(waiting)
-            _learner_moves(player, args, rows, masks, [(h, int(S[h, cc.S_CUR])) for h in waiting], best, rngs,
+            _learner_moves(player, args, rows, masks, [(h, int(S[h, cc.S_CUR])) for h in waiting], label_many, rngs,
                            teacher, traj, num_actions, play_all)
         alive = np.array(waiting, dtype=np.int64)
     finals = []
@@ -791,10 +786,9 @@ class PPOTrainer(skeleton.Trainer):
         parts = selfplay.map(play_shard, (args, self.config, weights, self.league.state(), guide > 0),
                              done, args.batch_hands)
         steps, finals, results = _Steps.joined(parts, done)
-        steps.relabel(self.net)
         game = get_game(args.game)
         batch = steps.batch(finals, args.gae_lambda, args.batch_hands, game.observation_encoder(args.options).size,
-                            game.actions(args.options), results)
+                            game.actions(args.options), results, net=self.net)
         stats = ppo_update(self.net, self.opt, batch, args, update, guide)
         self.league.record(batch.results)
         if not args.exploit and (update + 1) % args.snapshot_every == 0:

@@ -375,6 +375,8 @@ def _ray_start(workers: int):
     if ray.is_initialized():
         return ray, False
     address = os.environ.get("RAY_ADDRESS")
+    if address and address not in ("auto", "local"):
+        _check_reachable(address)
     kwargs: Dict[str, Any] = dict(include_dashboard=False, logging_level="ERROR", log_to_driver=False)
     if not address:
         kwargs["num_cpus"] = workers
@@ -394,6 +396,22 @@ def check_ray() -> None:
     ray, started = _ray_start(1)
     if started:
         ray.shutdown()
+
+
+def _check_reachable(address: str, timeout_s: float = 3.0) -> None:
+    """A ``RAY_ADDRESS`` of ``[ray://]host:port`` answers a TCP connection within
+    ``timeout_s`` — else one line now, not Ray's minutes of retries."""
+    import socket
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    host, _, port = hostport.rpartition(":")
+    try:
+        with socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout_s):
+            pass
+    except ValueError:
+        raise PipslabError(f"--backend ray: RAY_ADDRESS={address!r} is not host:port") from None
+    except OSError as exc:
+        raise PipslabError(f"--backend ray: RAY_ADDRESS={address} cannot be reached "
+                           f"({exc.strerror or type(exc).__name__})") from None
 
 
 class SelfPlay:

@@ -245,7 +245,7 @@ class StateBase:
     __slots__ = ("variant", "hands", "boneyard", "bpos", "current_player", "passes", "history",
                  "table", "line", "winner", "blocked", "is_terminal", "from_deal")
 
-    is_chance = False  # the deal is the only chance event, and it happens outside the state
+    is_chance = False  # a hand's deal happens before it exists (a match deals its next hands: match.py)
 
     def __init_subclass__(cls, **kw) -> None:
         super().__init_subclass__(**kw)
@@ -284,8 +284,9 @@ class StateBase:
         self.from_deal = from_deal
 
     def apply_chance(self, rng) -> None:
-        """Never called: a domino state is never a chance node (``is_chance`` is False)."""
-        raise IllegalActionError("a domino state has no chance node: the deal happens in engine.deal")
+        """Never called: a hand is never a chance node (``is_chance`` is False)."""
+        raise IllegalActionError("a domino hand has no chance node: its deal happens in engine.deal "
+                                 "(a match deals its next hands: TroshinMatch.apply_chance)")
 
     @property
     def num_actions(self) -> int:

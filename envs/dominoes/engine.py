@@ -34,7 +34,10 @@ The deal is the only chance event: :func:`deal` shuffles with the RNG it is give
 object with ``shuffle(list)``: ``random.Random`` or ``numpy.random.Generator``), and
 shuffles again while a hand calls for a redeal (Troshin, :func:`needs_redeal`).  With
 ``opening="any"`` (Triple) the first player is drawn by lot from the same RNG.  The
-boneyard keeps its shuffled order; a DRAW takes the next tile.
+boneyard keeps its shuffled order; a DRAW takes the next tile.  A hand is never a chance
+node (``is_chance`` False): its deal happens before it exists.  A Troshin match
+(:mod:`~pipslab.envs.dominoes.match`) is a chance node between its hands:
+``apply_chance(rng)`` deals the next hand from the caller's ``rng``.
 
 Results
 -------
@@ -94,7 +97,8 @@ def sample_world(view: DominoView, rng, attempts: int = 20):
 
     Depends only on the view and ``rng`` (``shuffle(list)``), never on the true state.
     For a match view (Troshin) it returns a :class:`TroshinMatch` with the view's scores
-    whose later deals come from ``rng``; for Triple a :class:`TripleState`.
+    (its later hands are chance nodes: ``apply_chance(rng)`` deals them); for Triple a
+    :class:`TripleState`.
 
     What it leaves out (the samples are consistent with the view, but not every public fact
     narrows them): Troshin's redeal rule (no dealt hand held 5 doubles or 6 of a number),
@@ -115,7 +119,7 @@ def world_sampler(view: DominoView, attempts: int = 20):
         hands, boneyard, history = unseen(rng)
         state = cls.from_view(view, hands, boneyard, history)
         if view.match is not None:
-            return TroshinMatch.from_view(view, state, rng)
+            return TroshinMatch.from_view(view, state)
         return state
 
     return sample

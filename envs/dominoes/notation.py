@@ -42,7 +42,6 @@ Triple (``triple-2``, ``triple-3``, ``triple-4``) has a spinner and scores::
 """
 from __future__ import annotations
 
-import random
 from typing import Callable, NamedTuple, Tuple
 
 from pipslab.envs.errors import PipslabError, PositionError, excerpt
@@ -129,8 +128,9 @@ def _int(text: str, key: str) -> int:
 def parse_position(text: str, rng=None):
     """Parse a position string (raises PositionError): a :class:`DominoState`, a
     :class:`pipslab.envs.dominoes.triple.TripleState` for Triple, or a
-    :class:`pipslab.envs.dominoes.match.TroshinMatch` when it has ``match=`` (its later deals come
-    from ``rng``; default ``random.Random(0)``)."""
+    :class:`pipslab.envs.dominoes.match.TroshinMatch` when it has ``match=`` (its later hands
+    are chance nodes, dealt by ``apply_chance``; a finished hand is counted into ``match=``'s
+    scores, so the match is then a chance node or over)."""
     if not isinstance(text, str) or not text.strip():
         raise PositionError("empty position string")
     parts = [p.strip() for p in text.strip().split(";")]
@@ -252,14 +252,14 @@ def _parse_line(variant, fields, hands, boneyard, seen, claim, turn, passes, rng
     elif passes == variant.players:
         state._finish(winner=None, blocked=True)
     if "match" in fields:
-        return _parse_match(variant, fields, state, rng)
+        return _parse_match(variant, fields, state)
     for key in ("hand", "target"):
         if key in fields:
             raise PositionError(f"field {excerpt(key)} belongs to a match position: give 'match' too")
     return state
 
 
-def _parse_match(variant, fields, state, rng):
+def _parse_match(variant, fields, state):
     scores = _columns(fields["match"], "match", variant.n_teams)
     hand_index = _int(fields.get("hand", "0"), "hand")
     target = _int(fields.get("target", str(variant.match_target)), "target")
@@ -270,8 +270,7 @@ def _parse_match(variant, fields, state, rng):
                             "is over, but this hand is not finished")
     if sorted(scores)[-2:].count(max(scores)) > 1 and max(scores) >= target:
         raise PositionError(f"match={excerpt(fields['match'])}: two sides cannot both win the match")
-    return TroshinMatch(variant, state, rng if rng is not None else random.Random(0), scores=scores,
-                        hand_index=hand_index, target=target)
+    return TroshinMatch(variant, state, scores=scores, hand_index=hand_index, target=target)
 
 
 def _parse_triple(variant, fields, hands, boneyard, seen, claim, turn, passes, rng):
@@ -383,7 +382,11 @@ def format_position(state) -> str:
     if isinstance(state, TroshinMatch):
         hand = format_position(state.hand)
         name, _, rest = hand.partition("; ")
-        extra = f"match={' / '.join(map(str, state.scores))}; hand={state.hand_index}"
+        scores, hands = state.scores, state.hand_index
+        if state.is_chance:   # the finished hand is written with the scores before it (parsing counts it)
+            scores = [s - p for s, p in zip(scores, state.hand_points[-1])]
+            hands -= 1
+        extra = f"match={' / '.join(map(str, scores))}; hand={hands}"
         if state.target != state.variant.match_target:
             extra += f"; target={state.target}"
         return f"{name}; {extra}; {rest}"
@@ -440,10 +443,12 @@ def render(state, viewer: int | None = None) -> str:
     if isinstance(state, TroshinMatch):
         v = state.variant
         sides = ("pair 0+2", "pair 1+3") if v.pairs else tuple(f"seat {p}" for p in range(v.players))
-        head = (f"match to {state.target}, hand {state.hand_index + (0 if state.is_terminal else 1)}: "
+        head = (f"match to {state.target}, hand {state.hand_index + (0 if state.is_terminal or state.is_chance else 1)}: "
                 + ", ".join(f"{side} {score}" for side, score in zip(sides, state.scores)))
         if state.is_terminal:
             head += f"; match won by {sides[state.match_winner]}"
+        elif state.is_chance:
+            head += "; the next hand is to deal"
         return head + "\n" + render(state.hand, viewer)
     return _LAYOUTS[state.variant.layout].render(state, viewer)
 

@@ -199,3 +199,37 @@ def test_puct_with_a_uniform_prior_and_zero_values_is_a_round_robin_over_the_leg
     assert agent.act(observation(s), np.random.default_rng(0)) == legal[0]
     visits = [roots[-1].children[a].visits for a in legal]
     assert visits == [m + 1] * k + [m] * (n - k)
+
+
+# a Troshin match, seat 1 to move: 4-5 at either end goes out and ends the hand, so every
+# simulation meets the match's chance node
+MATCH_HAND_END = ("troshin-4-pairs; match=45 / 80; hand=6; turn=1; passes=0; ends=5|4; "
+                  "hands=3-3 / 4-5 / 1-2 / 5-5 6-6; boneyard=0-0 0-1")
+
+
+@pytest.mark.parametrize("spec", ["ismcts:iters=40", "ismcts:iters=40,eval=hand", "ismcts:iters=40,compiled=false",
+                                  "ismcts:iters=40,eval=test-uniform-zero"])
+def test_ismcts_deals_a_match_s_next_hand_from_its_own_stream(spec, monkeypatch):
+    from pipslab.agents.evaluators import register_evaluator
+    from pipslab.envs.dominoes.match import TroshinMatch
+    register_evaluator("dominoes", "test-uniform-zero", _UniformZero)
+    streams = []
+    real = TroshinMatch.apply_chance
+    monkeypatch.setattr(TroshinMatch, "apply_chance", lambda self, rng: streams.append(type(rng)) or real(self, rng))
+    m = parse_position(MATCH_HAND_END)
+    assert isinstance(m, TroshinMatch) and m.current_player == 1 and len(m.legal_actions()) == 2
+    obs = observation(m)
+    moves = [make_agent(spec, "troshin").act(obs, np.random.default_rng(s)) for s in (0, 0, 1)]
+    assert moves[0] == moves[1] and set(moves) <= set(m.legal_actions())
+    assert streams and set(streams) == {random.Random}   # the search's stream, seeded from the caller's rng
+
+
+def test_ismcts_plays_a_troshin_match_to_the_end_and_pimc_refuses_one():
+    spec, options = get_game("troshin"), {"players": 2, "match": True}
+    agents = [make_agent("ismcts:iters=8", "troshin"), make_agent("ismcts:iters=8,eval=hand", "troshin")]
+    state, moves = play_checked(spec, options, agents, [4, 0, 0], [4, 1, 0])
+    assert state.is_terminal and state.hand_index >= 2 and max(state.scores) >= 100
+    # pimc (and the oracle) solve single hands: a match is refused before the first game
+    for name in ("pimc", "oracle"):
+        with pytest.raises(PipslabError, match="match"):
+            make_agent(name, "troshin").check_table("troshin", options)

@@ -123,3 +123,29 @@ def test_observation_never_encodes_hidden_tiles(make, encode):
             obs, _, done, _, info = env.step(rng.choice(np.flatnonzero(obs["action_mask"])))
     assert checked > 20
     assert TROSHIN_OBS == 191 and TRIPLE_OBS == 220
+
+
+@pytest.mark.parametrize("learner_seat", [0, 1])
+def test_a_match_env_deals_each_hand_inside_the_env(learner_seat, monkeypatch):
+    """The match's chance node between hands is handled by the env (from its np_random):
+    the learner steps across hand boundaries and is never shown a chance node."""
+    env = GameEnv("troshin", players=2, match=True, learner_seat=learner_seat, opponents="heaviest")
+    chances = []
+    real = TroshinMatch.apply_chance
+
+    def counted(self, rng):
+        chances.append(rng is env.np_random)
+        return real(self, rng)
+    monkeypatch.setattr(TroshinMatch, "apply_chance", counted)
+    obs, info = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    done, hands = False, {env.state.hand_index}
+    while not done:
+        assert not env.state.is_chance and env.learner_to_move()
+        assert obs["action_mask"].any() and info["legal_actions"] == env.state.legal_actions()
+        obs, reward, done, truncated, info = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert not env.state.is_chance
+        hands.add(env.state.hand_index)
+    assert env.state.is_terminal and len(hands) == env.state.hand_index + 1 >= 3
+    assert chances and all(chances) and len(chances) == env.state.hand_index - 1
+    assert reward == env.state.returns()[learner_seat]

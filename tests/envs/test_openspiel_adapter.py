@@ -23,6 +23,7 @@ TINY = "pipslab_happy(mode=block,max_pip=2)"
     TINY, "pipslab_happy(mode=draw,max_pip=3)", "pipslab_happy", "pipslab_happy(mode=draw)",
     "pipslab_troshin(players=2)", "pipslab_troshin(players=3)", "pipslab_troshin(players=4,pairs=True)",
     "pipslab_triple(players=2)", "pipslab_triple(players=4)",
+    "pipslab_troshin(players=2,match=True)", "pipslab_troshin(players=4,pairs=True,match=True)",
 ])
 def test_openspiel_random_simulation_checks_dominoes(name):
     # OpenSpiel's API consistency checks (legal actions, chance outcomes summing to 1,
@@ -216,3 +217,35 @@ def test_a_deterministic_policy_has_an_exploitability():
     first = policy.FirstActionPolicy(game)
     value = exploitability.exploitability(game, first)
     assert value > 0
+
+
+def test_a_match_deals_every_hand_through_the_deal_s_chance_nodes():
+    """Between a match's hands the engine's match is a chance node; the adapter deals the
+    next hand tile by tile (enumerated outcomes, as the first) and keeps the scores; the
+    seats' strings keep the finished hands (perfect recall across hands)."""
+    game = pyspiel.load_game("pipslab_troshin(players=2,match=True)")
+    rng = np.random.default_rng(5)
+    state = game.new_initial_state()
+    boundaries, scores = 0, None
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            assert abs(sum(probs) - 1) < 1e-12
+            if state.engine is not None and state.engine.is_chance and not any(state.dealt):
+                boundaries += 1     # a hand just ended: the next deal starts from nothing dealt
+                m = state.engine
+                assert state.current_player() == pyspiel.PlayerId.CHANCE and len(actions) == 28 - 6
+                assert f"match {m.scores[0]}/{m.scores[1]}" in state.information_state_string(0)
+                assert state.information_state_string(1).count("; over") == m.hand_index
+                scores = list(m.scores)
+            state.apply_action(int(rng.choice(actions, p=probs)))
+            if scores is not None and not state.engine.is_chance:   # the next hand is dealt
+                assert state.engine.scores == scores and state.engine.hand.table == 0
+                scores = None
+            continue
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    m = state.engine
+    assert boundaries == m.hand_index - 1 >= 1 and max(m.scores) >= 100
+    assert state.returns() == [float(r) for r in m.returns()]
+    with pytest.raises(Exception, match="match is not resampled"):
+        state.resample_from_infostate(0, lambda: 0.5)

@@ -356,3 +356,23 @@ def test_a_game_registered_later_gets_an_env_too():
     e.reset(seed=2)
     final = play(e, np.random.default_rng(2))
     assert final == {f"player_{s}": float(r) for s, r in enumerate(e.unwrapped.game_state.returns())}
+
+
+def test_a_match_deals_each_hand_inside_the_aec_env():
+    """Between a match's hands the env deals the next one from its own generator: every
+    agent the iterator hands over sees a decision (or the end), never a chance node."""
+    e = raw_env("troshin", players=4, pairs=True, match=True)
+    e.reset(seed=2)
+    rng = np.random.default_rng(2)
+    hands = set()
+    for agent in e.agent_iter():
+        s = e.game_state
+        assert not s.is_chance
+        hands.add(s.hand_index)
+        obs, _reward, terminated, truncated, _info = e.last()
+        if terminated or truncated:
+            e.step(None)
+            continue
+        assert agent == f"player_{s.current_player}" and obs["action_mask"].any()
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert e.game_state.is_terminal and len(hands) == e.game_state.hand_index + 1 >= 3

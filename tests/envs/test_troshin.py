@@ -182,6 +182,9 @@ def test_match_plays_hands_until_a_side_reaches_100():
         m = new_match(v, rng)
         assert isinstance(m, TroshinMatch) and not m.is_chance
         while not m.is_terminal:
+            if m.is_chance:
+                m.apply_chance(rng)
+                continue
             legal = m.legal_actions()
             m.apply(legal[rng.randrange(len(legal))])
         r = m.result()
@@ -243,6 +246,110 @@ def test_sample_world_of_a_match_view_is_a_match_with_the_same_score():
     w = sample_world(view, random.Random(1))
     assert isinstance(w, TroshinMatch) and w.scores == [40, 75, 10]
     assert w.observe(0) == view and w.legal_actions() == m.legal_actions()
-    while not w.is_terminal:                       # the sampled future deals play on
-        w.apply(w.legal_actions()[0])
+    rng = random.Random(2)
+    while not w.is_terminal:                       # the sampled world's later hands are its chance nodes
+        if w.is_chance:
+            w.apply_chance(rng)
+        else:
+            w.apply(w.legal_actions()[0])
     assert max(w.scores) >= 100 and m.scores == [40, 75, 10]
+
+
+# ---------------------------------------------------------------- the match's chance node
+HAND_OVER = "troshin-4-pairs; match=45 / 80; hand=6; turn=1; passes=0; ends=5|4; hands=3-3 / 4-6 / 1-2 / 5-5 6-6"
+
+
+def _between_hands():
+    """A match whose hand just ended (team 1 scored 9: 45 / 89), the match going on."""
+    m = parse_position(HAND_OVER)
+    m.apply(place(m.hand, "4-6", "right"))
+    return m
+
+
+def test_a_match_between_hands_is_a_chance_node_as_backgammon_before_a_roll():
+    from pipslab.envs.errors import IllegalActionError
+    m = _between_hands()
+    assert m.is_chance and not m.is_terminal and m.hand.is_terminal
+    assert m.legal_actions() == [] and m.returns() == [0.0] * 4 and m.winners() == []
+    assert m.scores == [45, 89] and m.hand_index == 7 and m.hand_points[-1] == (0, 9)
+    assert m.current_player in range(4)          # a seat, as backgammon's player about to roll
+    for action in (0, TROSHIN_4_PAIRS.draw_action, TROSHIN_4_PAIRS.pass_action):
+        with pytest.raises(IllegalActionError, match="chance node"):
+            m.apply(action)
+    view = m.observe(0)
+    assert view.match.scores == (45, 89) and not view.is_terminal
+    # a hand that is on is no chance node: apply_chance is refused there, as in backgammon
+    fresh = new_match(TROSHIN_2, random.Random(0))
+    with pytest.raises(IllegalActionError, match="not a chance node"):
+        fresh.apply_chance(random.Random(0))
+    with pytest.raises(IllegalActionError, match="no chance node"):
+        fresh.hand.apply_chance(random.Random(0))
+
+
+def test_apply_chance_deals_a_fresh_hand_keeping_the_scores_and_the_opener_leads():
+    import numpy as np
+    for rng in (random.Random(3), np.random.default_rng(3)):
+        m = _between_hands()
+        hand = m.apply_chance(rng)
+        assert m.hand is hand and not m.is_chance and not m.is_terminal
+        assert m.scores == [45, 89] and m.hand_index == 7 and len(m.hand_points) == 1
+        assert hand.table == 0 and hand.left < 0 and hand.events() == ()
+        assert sorted(count(h) for h in hand.hands) == [5] * 4 and hand.boneyard_size == 8
+        assert not needs_redeal(TROSHIN_4_PAIRS, hand.hands)
+        seat, tile = opening_tile(TROSHIN_4_PAIRS, hand.hands)   # RULES §3: 6-6, else the highest double, ...
+        assert m.current_player == seat and m.legal_actions() == [tile * 2]
+        assert m.observe(seat).match.scores == (45, 89)
+
+
+def test_the_same_rng_deals_the_same_hand_and_the_state_keeps_no_generator():
+    import numpy as np
+    a, b = _between_hands(), _between_hands()
+    a.apply_chance(np.random.default_rng(11))
+    b.apply_chance(np.random.default_rng(11))
+    assert a.hand.hands == b.hand.hands and a.hand.boneyard == b.hand.boneyard
+    c = _between_hands()
+    c.apply_chance(np.random.default_rng(12))
+    assert c.hand.hands != a.hand.hands
+    assert not any(isinstance(getattr(a, k, None), (random.Random, np.random.Generator))
+                   for k in TroshinMatch.__slots__)
+    # a clone at the chance node deals from whatever generator it is given
+    d = _between_hands()
+    twin = d.clone()
+    assert twin.is_chance
+    d.apply_chance(random.Random(5))
+    twin.apply_chance(random.Random(5))
+    assert d.hand.hands == twin.hand.hands
+
+
+def test_a_chance_node_position_round_trips():
+    m = _between_hands()
+    text = format_position(m)
+    assert "match=45 / 80; hand=6" in text        # the finished hand with the scores before it
+    back = parse_position(text)
+    assert back.is_chance and back.scores == [45, 89] and back.hand_index == 7
+    assert format_position(back) == text
+    from pipslab.envs.dominoes.notation import render
+    assert "hand 7: pair 0+2 45, pair 1+3 89; the next hand is to deal" in render(m)
+
+
+def test_the_loop_deals_each_hand_from_the_deal_seed_alone():
+    """Hand ``k`` of a match is a function of the deal seed: other agents (other moves,
+    other lengths of every hand) meet the same deals, hand by hand."""
+    from pipslab.agents.registry import make_agent
+    from pipslab.envs.game import get_game
+    from pipslab.experiments.games import play_game
+    spec, options = get_game("troshin"), {"players": 2, "match": True}
+    deals = []
+
+    def dealt(names, agent_seed):
+        seen = []
+
+        def on_move(state, player, action):
+            if state.hand.table == 0 and not state.hand.events():   # a hand's first move
+                seen.append(tuple(state.hand.hands))
+        agents = [make_agent(n, "troshin") for n in names]
+        play_game(spec, options, agents, [7, 0, 3], agent_seed, on_move)
+        return seen
+    deals = [dealt(("random", "random"), [7, 1, 0]), dealt(("heaviest", "suits"), [7, 1, 9])]
+    n = min(map(len, deals))
+    assert n >= 2 and deals[0][:n] == deals[1][:n]

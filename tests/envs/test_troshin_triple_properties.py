@@ -145,6 +145,10 @@ def test_troshin_matches(variant, seed):
         hand_totals = []
         steps = 0
         while not m.is_terminal:
+            if m.is_chance:   # between hands: the next deal is the match's chance node
+                assert m.legal_actions() == [] and m.hand.is_terminal
+                m.apply_chance(rng)
+                continue
             hand = m.hand
             legal = check_troshin_step(hand, rng) if rng.random() < 0.3 else m.legal_actions()
             assert m.legal_actions() == hand.legal_actions()

@@ -507,7 +507,7 @@ def _positions_of_every_variant(seed=0, per_variant=4):
         for k in range(per_variant):
             s = new_match(v, rng) if v.scoring == "troshin" and k == per_variant - 1 else deal(v, rng)
             for _ in range(rng.randrange(0, 30)):
-                if s.is_terminal:
+                if s.is_terminal or s.is_chance:
                     break
                 legal = s.legal_actions()
                 s.apply(legal[rng.randrange(len(legal))])

@@ -1,0 +1,209 @@
+"""Recipes and the training system around them: ``pipslab train --recipe`` from nothing,
+SIGTERM mid-stage and ``--resume`` to the same weights, the generated cards (the shipped
+ones too), game options as flags, and every bad input as one line and exit 2 with nothing
+written."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from pipslab.experiments import model_card
+from pipslab.experiments.recipe import load_recipe, recipe_names
+
+from harness_helpers import pipslab_here
+
+NETS = Path(__file__).resolve().parents[2] / "agents" / "nets"
+SHIPPED = ("backgammon", "happy-block", "happy-draw", "troshin-4-pairs", "triple-3")
+
+
+def _weights(path: Path) -> dict:
+    return torch.load(path, weights_only=True)["model"]
+
+
+def _same(a: Path, b: Path) -> bool:
+    x, y = _weights(a), _weights(b)
+    return x.keys() == y.keys() and all(torch.equal(x[k], y[k]) for k in x)
+
+
+def test_every_shipped_net_has_a_recipe_that_loads():
+    assert set(SHIPPED) <= set(recipe_names())
+    for name in recipe_names():
+        r = load_recipe(name)
+        assert r.stages and all(st.budget > 0 for st in r.stages) and r.against
+
+
+def test_the_recipes_are_listed_with_stages_and_budgets(capfd):
+    r = pipslab_here(capfd, "train", "--recipes")
+    assert r.returncode == 0, r.stderr
+    assert "happy-block: happy mode=block" in r.stdout and "522,240 hands" in r.stdout
+    assert "backgammon" in r.stdout and "800,000 games" in r.stdout
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_card_is_the_text_of_its_data(name):
+    """A shipped card is generated: its JSON gives exactly its text, names no machine
+    folder, and says whether the net is its recipe's full-scale output."""
+    data = json.loads((NETS / f"{name}.json").read_text())
+    text = (NETS / f"{name}.md").read_text()
+    assert text == model_card.card_text(data, f"{name}-curve.png", f"{name}-curve.csv")
+    assert "/work/" not in text and "/tmp/" not in text and "/home/" not in text
+    assert data["full_scale"] or data["history"], "a card says whether it is the recipe's output"
+    assert (NETS / f"{name}-curve.png").is_file() and (NETS / f"{name}.pt").is_file()
+    assert data["evaluation"]["rows"]
+
+
+@pytest.mark.slow
+def test_a_recipe_runs_from_nothing_at_a_small_scale(tmp_path, capfd):
+    out = tmp_path / "r"
+    r = pipslab_here(capfd, "train", "--recipe", "happy-block", "--scale", "0.002", "--out", str(out),
+                     "--no-progress")
+    assert r.returncode == 0, r.stderr
+    for name in ("net.pt", "model-card.md", "card.json", "run.json", "curve.csv", "curve.png"):
+        assert (out / name).is_file(), name
+    card = (out / "model-card.md").read_text()
+    assert "A scaled run" in card and str(tmp_path) not in card and "stages/2-expert-iteration" in card
+    data = json.loads((out / "card.json").read_text())
+    assert [s["name"] for s in data["stages"]] == ["ppo-league", "expert-iteration"]
+    assert len(data["evaluation"]["rows"]) == 3
+    # stage 2 started from stage 1's net inside the run folder
+    stage2 = json.loads((out / "stages" / "2-expert-iteration" / "run.json").read_text())
+    assert str(out / "stages" / "1-ppo-league" / "net.pt") in stage2["command"]
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["status"] == "done" and manifest["recipe"] == "happy-block"
+
+
+def _recipe_process(*argv):
+    return subprocess.Popen([sys.executable, "-m", "pipslab.experiments.cli", "train", *argv, "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.slow
+def test_sigterm_mid_stage_then_resume_ends_with_the_weights_of_one_run(tmp_path):
+    """A scheduler's SIGTERM during stage 1: a checkpoint, the resume command, exit 130;
+    ``--resume`` continues that stage, runs the next, and the net equals an uninterrupted
+    run's bit for bit."""
+    cut, whole = tmp_path / "cut", tmp_path / "whole"
+    p = _recipe_process("--recipe", "happy-block", "--scale", "0.01", "--out", str(cut))
+    ckpt = cut / "stages" / "1-ppo-league" / "checkpoint.pt"
+    deadline = time.time() + 180
+    while not ckpt.exists() and time.time() < deadline and p.poll() is None:
+        time.sleep(0.05)
+    p.send_signal(signal.SIGTERM)
+    err = p.communicate(timeout=180)[1]
+    assert p.returncode == 130, err
+    last = err.strip().splitlines()[-1]
+    assert "interrupted in stage 1 (ppo-league)" in last and "--resume" in last, err
+    assert not (cut / "net.pt").exists()
+    manifest = json.loads((cut / "stages" / "1-ppo-league" / "run.json").read_text())
+    assert manifest["status"] == "interrupted"
+    r = subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", "train", "--recipe", "happy-block", "--scale",
+                        "0.01", "--out", str(cut), "--resume", "--no-progress"], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", "train", "--recipe", "happy-block", "--scale",
+                        "0.01", "--out", str(whole), "--no-progress"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert _same(cut / "net.pt", whole / "net.pt")
+    sessions = json.loads((cut / "stages" / "1-ppo-league" / "run.json").read_text())["sessions"]
+    assert [s["status"] for s in sessions] == ["interrupted", "done"]
+
+
+@pytest.mark.slow
+def test_game_options_train(tmp_path, capfd):
+    """Every option the game defines is a flag (or --option NAME=VALUE) of its trainer."""
+    base = ["--hands", "64", "--batch-hands", "32", "--hidden", "8", "--eval-games", "0", "--no-progress"]
+    r = pipslab_here(capfd, "train", "happy", "--option", "max_pip=4", *base, "--out", str(tmp_path / "a"))
+    assert r.returncode == 0, r.stderr
+    net = torch.load(tmp_path / "a" / "net.pt", weights_only=True)
+    assert net["config"]["options"]["max_pip"] == 4
+    r = pipslab_here(capfd, "train", "happy", "--max-pip", "4", "--hand-size", "5", *base, "--out", str(tmp_path / "b"))
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "b" / "run.json").read_text())["settings"]["options"]["hand_size"] == 5
+    for bad, message in ((["--option", "colour=red"], "has no option 'colour'"),
+                         (["--max-pip", "99"], "max_pip"), (["--option", "nonsense"], "KEY=VALUE")):
+        r = pipslab_here(capfd, "train", "happy", *bad, *base, "--out", str(tmp_path / "bad"))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and message in r.stderr, r.stderr
+        assert not (tmp_path / "bad").exists()
+
+
+def _bad_recipe(tmp_path: Path, text: str) -> str:
+    path = tmp_path / f"bad-{len(list(tmp_path.glob('bad-*.toml')))}.toml"
+    path.write_text(text)
+    return str(path)
+
+
+GOOD_STAGE = '[[stages]]\nname = "s"\nhands = 64\nbatch_hands = 32\nhidden = [8]\neval_games = 0\n'
+EVALUATION = '[evaluation]\nagainst = ["random"]\ngames = 4\n'
+
+
+def test_bad_recipes_and_bad_runs_are_one_line_and_exit_2(tmp_path, capfd, monkeypatch):
+    out = tmp_path / "out"
+    cases = [
+        (["--recipe", "no-such-recipe"], "unknown recipe"),
+        (["--recipe", _bad_recipe(tmp_path, 'game = "happy"\n' + GOOD_STAGE.replace("hands = 64", 'hands = "many"')
+                                  + EVALUATION)], "hands must be int"),
+        (["--recipe", _bad_recipe(tmp_path, 'game = "happy"\ncolour = 1\n' + GOOD_STAGE + EVALUATION)],
+         "unknown key 'colour'"),
+        (["--recipe", _bad_recipe(tmp_path, 'game = "happy"\n' + GOOD_STAGE + 'bogus = 2\n' + EVALUATION)],
+         "unknown key 'bogus' for the happy trainer"),
+        (["--recipe", _bad_recipe(tmp_path, 'game = "happy"\n' + GOOD_STAGE.replace("hands = 64\n", "")
+                                  + EVALUATION)], "no budget"),
+        (["--recipe", _bad_recipe(tmp_path, 'game = "happy"\n' + GOOD_STAGE.replace("hidden = [8]", "lr = 7.0")
+                                  + EVALUATION)], "--lr must lie in"),
+        (["--recipe", "happy-block", "--scale", "0"], "--scale must be a number above 0"),
+        (["--recipe", "happy-block", "--scale", "-1"], "--scale must be a number above 0"),
+        (["--recipe", "happy-block"], "--recipe needs --out"),
+    ]
+    for argv, message in cases:
+        args = ["train", *argv] + (["--out", str(out)] if "--recipe needs" not in message else []) + ["--no-progress"]
+        r = pipslab_here(capfd, *args)
+        assert r.returncode == 2, (argv, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1 and message in r.stderr, (argv, r.stderr)
+        assert not out.exists(), argv
+    # a GPU asked for where torch sees none
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    for argv in (["--recipe", "happy-block", "--device", "cuda", "--out", str(out)],
+                 ["happy", "--device", "cuda", "--hands", "32", "--out", str(out)]):
+        r = pipslab_here(capfd, "train", *argv, "--no-progress")
+        assert r.returncode == 2 and "torch sees no GPU" in r.stderr and len(r.stderr.strip().splitlines()) == 1, \
+            r.stderr
+        assert not out.exists()
+    # Ray missing, Ray's address unreachable, Ray's start-up failing
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:9")
+    r = pipslab_here(capfd, "train", "happy", "--backend", "ray", "--hands", "32", "--out", str(out), "--no-progress")
+    assert r.returncode == 2 and "cannot be reached" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()
+    monkeypatch.delenv("RAY_ADDRESS")
+    import ray
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+
+    def slow_start(**kwargs):
+        raise TimeoutError("Timed out while waiting for the raylet to start")
+    monkeypatch.setattr(ray, "init", slow_start)
+    r = pipslab_here(capfd, "train", "--recipe", "happy-block", "--backend", "ray", "--out", str(out), "--no-progress")
+    assert r.returncode == 2 and "could not start or reach a local Ray: Timed out" in r.stderr, r.stderr
+    assert not out.exists()
+    monkeypatch.setitem(sys.modules, "ray", None)
+    r = pipslab_here(capfd, "train", "happy", "--backend", "ray", "--hands", "32", "--out", str(out), "--no-progress")
+    assert r.returncode == 2 and "needs Ray" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_resume_of_a_folder_made_by_another_recipe_is_refused(tmp_path, capfd):
+    out = tmp_path / "r"
+    r = pipslab_here(capfd, "train", "--recipe", "happy-block", "--scale", "0.001", "--out", str(out), "--no-progress")
+    assert r.returncode == 0, r.stderr
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    r = pipslab_here(capfd, "train", "--recipe", "happy-draw", "--scale", "0.001", "--out", str(out), "--resume",
+                     "--no-progress")
+    assert r.returncode == 2 and "holds a different recipe run (recipe: 'happy-block' there, 'happy-draw' here" \
+        in r.stderr, r.stderr
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == before
