@@ -32,6 +32,26 @@ BENCHMARKS = {
 }
 
 
+def _counts(text: str):
+    import argparse
+    try:
+        out = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got {text!r}") from None
+    if not out or min(out) < 1:
+        raise argparse.ArgumentTypeError(f"expected whole numbers of 1 or more, got {text!r}")
+    return out
+
+
+def _backends(text: str):
+    import argparse
+    out = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [x for x in out if x not in ("process", "ray")]
+    if not out or bad:
+        raise argparse.ArgumentTypeError(f"expected process and/or ray, got {text!r}")
+    return out
+
+
 def add_arguments(parser) -> None:
     parser.add_argument("game", choices=sorted(BENCHMARKS), help="what to benchmark")
     parser.add_argument("--json", action="store_true", help="also print one JSON object")
@@ -48,6 +68,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--mode", default=None, choices=("block", "draw"), help="agents: Happy's mode")
     parser.add_argument("--players", type=count_arg(2), default=None, help="agents: seats (troshin, triple)")
     parser.add_argument("--pairs", action="store_true", default=None, help="agents: Troshin in pairs")
+    parser.add_argument("--workers", type=_counts, default=None, metavar="N,N,…",
+                        help="train: also a scaling table with these numbers of self-play workers (e.g. 1,2,4)")
+    parser.add_argument("--backends", type=_backends, default=None, metavar="B,B",
+                        help="train: the backends of the scaling table (process, ray; default process)")
     parser.add_argument("--compare", metavar="REF", default=None,
                         help="also run the benchmark on git ref REF (a worktree of this repository), interleaved "
                              "with this checkout's runs, and print both side by side")

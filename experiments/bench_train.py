@@ -19,6 +19,11 @@ domino ``net`` learner beside random Happy block play, in one run.
   values summed over 6 worlds of the seat's view label it), one teacher kept across the
   updates as the trainer keeps it.  Beside them: uniformly random Happy block hands
   through the Python engine.  The compiled code is loaded before the clock starts.
+* every training row is whole steps of the trainer itself (``Trainer.step``: self-play
+  through :class:`~pipslab.experiments.trainer.SelfPlay`, then the update), so the bench
+  measures what ``pipslab train`` runs;
+* ``--workers 1,2,4 --backends process,ray``: the same steps with N self-play workers on
+  each backend (a scaling table; the pool or Ray is started before the clock).
 """
 from __future__ import annotations
 
@@ -35,70 +40,92 @@ from .bench_report import rate
 from . import train_backgammon as tb
 
 
+def _steps_per_s(trainer, selfplay, seconds: float, warm: int = 1):
+    """``(units done, elapsed)`` of whole trainer steps (self-play through ``selfplay`` and
+    the update: what ``pipslab train`` runs) for about ``seconds``, after ``warm`` steps."""
+    batch = getattr(trainer.args, type(trainer).batch_field)
+    done = update = 0
+    for _ in range(warm):
+        trainer.step(done, update, selfplay)
+        done += batch
+        update += 1
+    start, t0 = done, time.perf_counter()
+    while True:
+        trainer.step(done, update, selfplay)
+        done += batch
+        update += 1
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            return done - start, elapsed
+
+
+def _trainer(game: str, seed: int, **settings):
+    """A trainer of ``game`` on the CPU with its defaults (one torch thread), seeded; the
+    backgammon one from the shipped net's weights, so its games are as long as a trained
+    net plays them."""
+    from . import train_backgammon as tb
+    from . import train_dominoes as td
+    torch.manual_seed(seed)
+    if game == "backgammon":
+        path = net_path(DEFAULT_NET)
+        cfg = net_from(read_checkpoint(path), path).config
+        args = tb.TrainArgs(seed=seed, features=cfg["features"], hidden=cfg["hidden"], **settings)
+        trainer = tb.TDTrainer(args, torch.device("cpu"))
+        trainer.init_from(str(path))
+        return trainer
+    args = td.TrainArgs(game="happy", options={"mode": "block"}, seed=seed, **settings)
+    args.eval_against = ["heaviest"]
+    args.validate()
+    return td.PPOTrainer(args, torch.device("cpu"))
+
+
 def measure_training(seconds: float, seed: int) -> dict:
-    path = net_path(DEFAULT_NET)
-    net = net_from(read_checkpoint(path), path)      # a private copy: it is trained here
-    net.train()
-    args = tb.TrainArgs(seed=seed, features=net.config["features"], hidden=net.config["hidden"])
-    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+    from .trainer import SelfPlay
+    trainer = _trainer("backgammon", seed)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        states, points = tb.play_generation(net, seed, 0, 8)          # warm-up, off the clock
-        tb.train_generation(net, opt, states, points, args, 0)
-        games = plies = generations = 0
-        t0 = time.perf_counter()
-        while True:
-            states, points = tb.play_generation(net, seed, games, args.batch_games)
-            tb.train_generation(net, opt, states, points, args, generations)
-            games += args.batch_games
-            plies += sum(map(len, states))
-            generations += 1
-            elapsed = time.perf_counter() - t0
-            if elapsed >= seconds:
-                break
+        games, elapsed = _steps_per_s(trainer, SelfPlay(), seconds)
     finally:
         torch.set_num_threads(threads)
-    return {"train_games_per_s": games / elapsed, "train_plies_per_s": plies / elapsed,
-            "train_games": games, "plies_per_game": plies / games, "net": DEFAULT_NET,
-            "architecture": net.config, "batch_games": args.batch_games}
+    return {"train_games_per_s": games / elapsed, "train_games": games, "net": DEFAULT_NET,
+            "architecture": trainer.net.config, "batch_games": trainer.args.batch_games}
 
 
 def measure_domino_training(seconds: float, seed: int, guide: str = "") -> dict:
     """Hands per second of Happy block training updates (module docstring)."""
     from threadpoolctl import threadpool_limits
-    from pipslab.agents.domino_net import NetPlayer, PolicyNet, net_spec
-    from . import train_dominoes as td
-    args = td.TrainArgs(game="happy", options={"mode": "block"}, seed=seed, guide=guide)
-    args.validate()
-    torch.manual_seed(seed)
-    net = PolicyNet(dict(net_spec("happy", {"mode": "block"}), hidden=args.hidden))
-    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
-    league = td.League(args)
-    from pipslab.agents.teacher import Teacher
-    teacher = Teacher("happy", {"mode": "block"}, guide, args.guide_samples) if guide else None
+
+    from .trainer import SelfPlay
+    trainer = _trainer("happy", seed, **({"guide": guide} if guide else {}))
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         with threadpool_limits(1):
-            hands = decisions = updates = 0
-            t0 = time.perf_counter()
-            while True:
-                w = args.guide_weight(hands)
-                batch = td.play_hands(NetPlayer(net), league, args, hands, args.batch_hands, label=w > 0,
-                                      teacher=teacher)
-                td.ppo_update(net, opt, batch, args, updates, w)
-                league.record(batch.results)
-                hands += batch.hands
-                decisions += batch.decisions
-                updates += 1
-                elapsed = time.perf_counter() - t0
-                if elapsed >= seconds:
-                    break
+            hands, elapsed = _steps_per_s(trainer, SelfPlay(), seconds)
     finally:
         torch.set_num_threads(threads)
-    return {"hands_per_s": hands / elapsed, "decisions_per_s": decisions / elapsed, "hands": hands,
-            "architecture": net.config["hidden"], "batch_hands": args.batch_hands}
+    return {"hands_per_s": hands / elapsed, "hands": hands, "architecture": trainer.args.hidden,
+            "batch_hands": trainer.args.batch_hands}
+
+
+def measure_scaling(seconds: float, seed: int, workers, backends) -> list:
+    """Training throughput of both trainers with ``workers`` self-play workers on each
+    backend (the learner in this process; a pool or Ray started before the clock)."""
+    from .trainer import SelfPlay
+    rows = []
+    for backend in backends:
+        for w in workers:
+            for game, unit in (("backgammon", "games"), ("happy", "hands")):
+                trainer = _trainer(game, seed, workers=w, backend=backend)
+                selfplay = SelfPlay(backend, w)
+                try:
+                    done, elapsed = _steps_per_s(trainer, selfplay, seconds, warm=2)
+                finally:
+                    selfplay.close()
+                rows.append({"backend": backend, "workers": w, "trainer": game, "unit": unit,
+                             "per_s": done / elapsed})
+    return rows
 
 
 def random_happy_hands(seconds: float, seed: int) -> float:
@@ -138,7 +165,7 @@ def measure(seconds: float, seed: int) -> dict:
     dom = measure_domino_training(max(seconds, 1.0) * 2, seed)
     guided = measure_domino_training(max(seconds, 1.0) * 2, seed, guide="oracle")
     pimc = measure_domino_training(max(seconds, 1.0) * 2, seed, guide="pimc")
-    r["dominoes"] = {"train_hands_per_s": dom["hands_per_s"], "train_decisions_per_s": dom["decisions_per_s"],
+    r["dominoes"] = {"train_hands_per_s": dom["hands_per_s"],
                      "guided_train_hands_per_s": guided["hands_per_s"],
                      "pimc_guided_train_hands_per_s": pimc["hands_per_s"], "hidden": dom["architecture"],
                      "batch_hands": dom["batch_hands"], "random_hands_per_s": random_happy_hands(seconds, seed)}
@@ -157,8 +184,7 @@ def format_table(r: dict) -> str:
     lines = ["backgammon: games per second, one process",
              f"{'':74s} {'games/s':>9s}"]
     lines += [f"{name:74s} {rate:9.1f}" for name, rate in rows]
-    lines.append(f"(training: {r['train_games']} games, {r['plies_per_game']:.1f} plies a game, "
-                 f"{r['train_plies_per_s']:.0f} positions/s)")
+    lines.append(f"(training: {r['train_games']} games through the trainer's step, from the shipped net's weights)")
     d = r["dominoes"]
     lines += ["", "Happy block dominoes: hands per second, one process", f"{'':74s} {'hands/s':>9s}"]
     rows = [(f"net self-play training (masked PPO, hidden {d['hidden']}, {d['batch_hands']} hands lock-step)",
@@ -168,11 +194,20 @@ def format_table(r: dict) -> str:
              d["pimc_guided_train_hands_per_s"]),
             ("random hands, the Python engine (engine API)", d["random_hands_per_s"])]
     lines += [f"{name:74s} {rate:9.1f}" for name, rate in rows]
-    lines.append(f"(training: {d['train_decisions_per_s']:.0f} learner decisions/s)")
+    if r.get("scaling"):
+        lines += ["", "training with N self-play workers (whole trainer steps; the learner in this process)",
+                  f"{'backend':10s} {'workers':>7s} {'td games/s':>12s} {'PPO hands/s':>12s}"]
+        by = {}
+        for row in r["scaling"]:
+            by.setdefault((row["backend"], row["workers"]), {})[row["trainer"]] = row["per_s"]
+        for (backend, w), v in by.items():
+            lines.append(f"{backend:10s} {w:7d} {v.get('backgammon', 0):12.1f} {v.get('happy', 0):12.1f}")
     return "\n".join(lines)
 
 
 def run(args) -> int:
     from .bench_report import report
     r = measure(args.seconds, args.seed)
+    if getattr(args, "workers", None):
+        r["scaling"] = measure_scaling(args.seconds, args.seed, args.workers, args.backends or ["process"])
     return report(args, r, format_table(r), "bench_train.json")

@@ -161,11 +161,15 @@ def card_text(data: dict, curve_png: str, curve_csv: str) -> str:
         wall = f"{s['wall_s'] / 60:.1f} min" if s.get("wall_s") is not None else "—"
         upd = f"{s['updates']:,}" if s.get("updates") is not None else "—"
         L.append(f"| {i}. {s['name']} | {s['done']:,} | {upd} | {wall} | `{s['command']}` |")
-    L += ["", f"pipslab {data.get('pipslab_version')}, commit `{(data.get('git_commit') or 'unknown')[:12]}`"
-          + (" (with uncommitted changes)" if data.get("git_dirty") else "")
-          + f", Python {data.get('python')}, torch {data.get('torch')}.", ""]
+    if data.get("git_commit"):
+        L += ["", f"pipslab {data.get('pipslab_version')}, commit `{data['git_commit'][:12]}`"
+              + (" (with uncommitted changes)" if data.get("git_dirty") else "")
+              + f", Python {data.get('python')}, torch {data.get('torch')}.", ""]
+    else:
+        L += ["", "The training commit was not recorded (a net trained before recipes).", ""]
     ev = data["evaluation"]
-    L += [f"## Measured ({ev['games']:,} games on duplicate deals per row, seed {ev['seed']})", "",
+    at = f", code at commit `{ev['git_commit'][:12]}`" if ev.get("git_commit") else ""
+    L += [f"## Measured ({ev['games']:,} duplicate games per row, seed {ev['seed']}{at})", "",
           "| against | games | wins–draws–losses | win rate | Wilson 95% | points/game |", "|---|---|---|---|---|---|"]
     for r in ev["rows"]:
         L.append(f"| `{r['opponent']}` | {r['games']:,} | {r['wins']}–{r['draws']}–{r['losses']} | "
@@ -175,3 +179,28 @@ def card_text(data: dict, curve_png: str, curve_csv: str) -> str:
           f"`{curve_csv}`: the win rate with its Wilson interval at every evaluation of every stage "
           f"({unit}s counted across the stages).", ""]
     return "\n".join(L)
+
+
+# ------------------------------------------------------------------ shipped cards
+def measure(recipe, nets_dir: Path, workdir: Path, progress: bool = False) -> dict:
+    """Run the evaluation ``recipe`` names for the shipped net ``nets_dir/NAME.pt``
+    through the harness (in ``workdir``), store the rows in ``NAME.json`` and write the card
+    again.  For a net whose recipe run is not at hand (a net trained before recipes: its
+    ``NAME.json`` carries the history) and after any change that may move the figures."""
+    from .runner import provenance
+    name = recipe.name
+    path = nets_dir / f"{name}.json"
+    data = json.loads(path.read_text())
+    data["evaluation"] = {"games": recipe.eval_games, "seed": recipe.eval_seed,
+                          "rows": evaluate(recipe, workdir, nets_dir / f"{name}.pt", recipe.eval_games, progress),
+                          "git_commit": provenance()["git_commit"]}
+    data["net"] = _net_summary(nets_dir / f"{name}.pt", recipe.game)
+    atomic_write_json(path, data)
+    render(name, nets_dir)
+    return data
+
+
+def render(name: str, nets_dir: Path) -> None:
+    """``NAME.md`` from ``NAME.json`` in ``nets_dir``."""
+    data = json.loads((nets_dir / f"{name}.json").read_text())
+    atomic_write_text(nets_dir / f"{name}.md", card_text(data, f"{name}-curve.png", f"{name}-curve.csv"))

@@ -317,3 +317,29 @@ def run_command(ns) -> int:
         print(f"  {row['win_rate']:.1%} [{row['win_low']:.1%}, {row['win_high']:.1%}] against {row['opponent']} "
               f"({row['games']} games)")
     return 0
+
+
+def main(argv=None) -> int:
+    """``python -m pipslab.experiments.recipe render|measure NAME... [--nets DIR]``: a shipped
+    card rendered again from its JSON, or its recipe's evaluation measured again on this
+    code (docs/training.md)."""
+    import argparse
+    import tempfile
+
+    from . import model_card
+    p = argparse.ArgumentParser(prog="python -m pipslab.experiments.recipe")
+    p.add_argument("action", choices=("render", "measure"))
+    p.add_argument("names", nargs="+")
+    p.add_argument("--nets", default=str(Path(__file__).resolve().parents[1] / "agents" / "nets"))
+    ns = p.parse_args(argv)
+    for name in ns.names:
+        if ns.action == "render":
+            model_card.render(name, Path(ns.nets))
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                model_card.measure(load_recipe(name), Path(ns.nets), Path(tmp), progress=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
