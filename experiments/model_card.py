@@ -124,6 +124,11 @@ def finish_recipe_run(recipe, run, scale: float, stages: List[dict], games: int)
     return data
 
 
+def _sides(game: str, options: dict) -> int:
+    from pipslab.envs.game import get_game
+    return len(set(get_game(game).teams(options)))
+
+
 def card_text(data: dict, curve_png: str, curve_csv: str) -> str:
     """The model card of ``data`` (``card.json``): what the net is, how it was trained —
     the recipe, each stage's exact command, budget and wall time, the machine and commit —
@@ -169,7 +174,12 @@ def card_text(data: dict, curve_png: str, curve_csv: str) -> str:
         L += ["", "The training commit was not recorded (a net trained before recipes).", ""]
     ev = data["evaluation"]
     at = f", code at commit `{ev['git_commit'][:12]}`" if ev.get("git_commit") else ""
-    L += [f"## Measured ({ev['games']:,} duplicate games per row, seed {ev['seed']}{at})", "",
+    sides = _sides(data["game"], data["options"])
+    L += [f"## Measured ({ev['games']:,} duplicate games per row, seed {ev['seed']}{at})", ""]
+    if sides > 2:
+        L += [f"{sides} sides at the table, seated from the two agents in turn on duplicate deals (the games "
+              f"column counts the net's seats): an even share of the wins is {1 / sides:.0%}.", ""]
+    L += [
           "| against | games | wins–draws–losses | win rate | Wilson 95% | points/game |", "|---|---|---|---|---|---|"]
     for r in ev["rows"]:
         L.append(f"| `{r['opponent']}` | {r['games']:,} | {r['wins']}–{r['draws']}–{r['losses']} | "

@@ -151,22 +151,27 @@ def test_mix_one_values_new_nodes_by_the_playout_alone(monkeypatch):
     move of plain net-guided search here (mix=0), and not the move of mix=1 search."""
     from pipslab.agents import domino_net
     path = "happy-block"   # the shipped net
-    s = _random_position("happy", {"mode": "block"}, 8)
     real = domino_net.NetEvaluator.evaluate
 
     def flipped(self, states):
         return -real(self, states)
 
-    def moves(spec):
+    def moves(spec, s):
         out = []
         for evaluate in (real, flipped):
             monkeypatch.setattr(domino_net.NetEvaluator, "evaluate", evaluate)
             out.append(make_agent(spec, "happy").act(_observation(s), np.random.default_rng(0)))
         return out
 
-    plain = moves(f"ismcts:iters=40,net={path}")
-    assert plain[0] != plain[1]
-    mixed = moves(f"ismcts:iters=40,net={path},mix=1")
+    # a position where the value head matters to plain net-guided search (the first of a
+    # fixed list of seeded positions: which one depends on the shipped net's weights)
+    for seed in range(8, 40):
+        s = _random_position("happy", {"mode": "block"}, seed)
+        plain = moves(f"ismcts:iters=40,net={path}", s)
+        if plain[0] != plain[1]:
+            break
+    assert plain[0] != plain[1], "no position among 32 where the value head changes the move"
+    mixed = moves(f"ismcts:iters=40,net={path},mix=1", s)
     assert mixed[0] == mixed[1]
 
 
