@@ -20,7 +20,7 @@ from numba import njit
 from pipslab.envs.dominoes.compiled import (
     FULL, HEAVY_A, HIGH_A, LOW_A, MAX_ACTIONS, OTHER_A, P_LUCK_PENALTY, P_LUCKY_DRAW, P_N_ENDS, P_PAIRS, P_PLAYERS,
     P_SPINNER, S_CUR, S_HANDS, S_LEFT, S_RIGHT, S_TABLE, S_TERMINAL, S_VOID, SUIT_A, apply_with, drop_stale_caches,
-    legal, placement_score, scoring_mask, shown,
+    legal, placement_score, popcount, scoring_mask, shown,
 )
 
 drop_stale_caches(__file__)    # a change to the compiled rules recompiles this module
@@ -29,15 +29,6 @@ drop_stale_caches(__file__)    # a change to the compiled rules recompiles this 
 LEARNER, RANDOM, NET, HEAVIEST, SUITS, PARTNER, GREEDY = range(7)
 DONE = -1
 KINDS = {"random": RANDOM, "heaviest": HEAVIEST, "suits": SUITS, "partner": PARTNER, "greedy": GREEDY}
-
-
-@njit(cache=True, nogil=True)
-def _popcount(m):
-    c = 0
-    while m:
-        m &= m - 1
-        c += 1
-    return c
 
 
 @njit(cache=True, nogil=True)
@@ -55,7 +46,7 @@ def _follow(hand, tile, numbers):
     f = 0
     for num in range(7):
         if (numbers >> num) & 1:
-            f += _popcount(others & SUIT_A[num])
+            f += popcount(others & SUIT_A[num])
     return f
 
 
@@ -134,9 +125,9 @@ def _greedy(prm, s, acts, k):
             best_points = points
     if can_draw and spinner:
         unseen = FULL & ~s[S_HANDS + s[S_CUR]] & ~s[S_TABLE]
-        n_unseen = _popcount(unseen)
+        n_unseen = popcount(unseen)
         if n_unseen:
-            p = _popcount(scoring_mask(prm, s, unseen)) / n_unseen
+            p = popcount(scoring_mask(prm, s, unseen)) / n_unseen
             risk = prm[P_LUCK_PENALTY]
             if p * (prm[P_LUCKY_DRAW] - best_points) > (1 - p) * risk:
                 return draw

@@ -24,7 +24,7 @@ from pipslab.envs.dominoes.compiled import (
     MAX_ACTIONS, MAX_SLOTS, N_X, PLAYING, S_BLEN, S_BONE, S_CUR, S_ENDS, S_HANDS, S_LEFT, S_LUCKY, S_NDRAW,
     S_NPASS, S_OPENING, S_PASSES, S_PLACED, S_PLIES, S_RIGHT, S_SPINNER, S_TABLE, S_TERMINAL, S_VOID, S_WINNER,
     SUIT_A, WIDTH, X_ATTEMPTS, X_BONEYARD, X_SLOTS, X_UNSEEN, X_VIEWER, deal_world, drop_stale_caches, legal,
-    world_scratch,
+    popcount, world_scratch,
 )
 
 from . import solver_compiled as sc
@@ -130,15 +130,6 @@ class CompiledPIMC:
 
 
 @njit(cache=True, nogil=True)
-def _popcount(m):
-    c = 0
-    while m:
-        m &= m - 1
-        c += 1
-    return c
-
-
-@njit(cache=True, nogil=True)
 def block_view_worlds(gprm, s, me, opening, tile_set, template, slots, keys, info):
     """``engine.packed_world_sampler(view)`` of seat ``me``'s view of the block-mode line
     hand ``s`` (opened, by ``opening``, from a deal under the highest-double rule),
@@ -175,7 +166,7 @@ def block_view_worlds(gprm, s, me, opening, tile_set, template, slots, keys, inf
     for p in range(n):
         if p == me:
             continue
-        c = _popcount(s[S_HANDS + p])
+        c = popcount(s[S_HANDS + p])
         if c == 0:
             continue
         forbid = OUTRANKING_A[opening]
@@ -183,7 +174,7 @@ def block_view_worlds(gprm, s, me, opening, tile_set, template, slots, keys, inf
         for num in range(7):
             if (void >> num) & 1:
                 forbid |= SUIT_A[num]
-        key = _popcount(unseen & ~forbid) - c
+        key = popcount(unseen & ~forbid) - c
         j = ns      # a stable insertion by key (Python's sorted)
         while j > 0 and keys[j - 1] > key:
             slots[j, 0] = slots[j - 1, 0]

@@ -70,9 +70,9 @@ class TrainArgs:
     """the curve's opponents, agent specs (default: the trainer's)"""
     workers: int = 1
     """self-play workers (the weights do not depend on how many)"""
-    backend: str = "process"
+    backend: str = field(default="process", metadata={"choices": BACKENDS})
     """where self-play runs: process (this machine) or ray (a local Ray, or the cluster of RAY_ADDRESS)"""
-    device: str = "auto"
+    device: str = field(default="auto", metadata={"choices": DEVICES})
     """the learner's device: auto (a GPU when torch sees one), cpu or cuda"""
     threads: int = 1
     """torch and numpy threads of the learner"""
@@ -217,6 +217,9 @@ def add_arguments(parser, args_cls, game: Optional[str] = None) -> None:
         elif outer in (int, float, str):
             kwargs["type"] = outer
             kwargs["metavar"] = {int: "N", float: "X", str: "TEXT"}[outer]
+            if f.metadata.get("choices"):
+                kwargs["choices"] = list(f.metadata["choices"])
+                del kwargs["metavar"]
         else:
             continue
         parser.add_argument(flag, **kwargs)

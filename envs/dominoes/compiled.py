@@ -218,6 +218,16 @@ def uniform(r):
 
 # ----------------------------------------------------------------------- small helpers
 @njit(cache=True, nogil=True)
+def popcount(m):
+    """The number of set bits of a tile mask (tiles in a hand, unseen tiles …)."""
+    c = 0
+    while m:
+        m &= m - 1
+        c += 1
+    return c
+
+
+@njit(cache=True, nogil=True)
 def _bits(m):
     m = m - ((m >> 1) & 0x5555555555555555)
     m = (m & 0x3333333333333333) + ((m >> 2) & 0x3333333333333333)
