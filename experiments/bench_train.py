@@ -37,7 +37,6 @@ from pipslab.envs.backgammon import fast
 
 from .bench_backgammon import ours_compiled, ours_whole_plays
 from .bench_report import rate
-from . import train_backgammon as tb
 
 
 def _steps_per_s(trainer, selfplay, seconds: float, warm: int = 1):

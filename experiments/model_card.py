@@ -60,29 +60,18 @@ def join_curves(stage_dirs: List[Path], unit: str, out: Path, title: str) -> Lis
 
 def evaluate(recipe, out: Path, net_file: Path, games: int, progress: bool) -> List[dict]:
     """The recipe's evaluation: the net against each agent on duplicate deals (or dice)
-    through the tournament harness, in ``out/evaluation/``; resumes what was played."""
-    from .ratings import wilson_interval
-    from .tournament import TournamentArgs, run_tournament
+    through the harness (:func:`~pipslab.experiments.trainer.play_off`), in
+    ``out/evaluation/``; each row's command names the shipped net, not the file."""
+    from .trainer import folder_name, play_off
     me = recipe.trainer.agent_spec(net_file)
+    shipped = f"{recipe.trainer.agent_spec('NAME').split('=')[0]}={recipe.name}"
     rows = []
     for opp in recipe.against:
-        options = dict(recipe.options)
-        mode = options.pop("mode", None)
-        name = opp.replace(":", "_").replace("=", "").replace(",", "_").replace("/", "_")
-        folder = out / "evaluation" / name
-        targs = TournamentArgs(game=recipe.game, agents=[me, opp], games=games, seed=recipe.eval_seed, mode=mode,
-                               extra_options=options, out=str(folder), progress=progress, workers=1, plots=False,
-                               bootstrap=0, resume=(folder / "run.json").is_file())
-        s = run_tournament(targs).summary
-        r = s[s["agent"] == me].iloc[0]
-        n, wins = int(r["games"]), int(r["wins"])
-        lo, hi = wilson_interval(wins, n)
-        shipped = f"{recipe.trainer.agent_spec('NAME').split('=')[0]}={recipe.name}"
-        cmd = targs.command(resume=False).replace(me, shipped)
+        folder = out / "evaluation" / folder_name(opp)
+        r = play_off(recipe.game, recipe.options, me, opp, games, recipe.eval_seed, folder, progress)
+        cmd = r["command"].replace(me, shipped)
         cmd = cmd.replace(f" --out {folder}", "").replace(f" --out {str(folder.resolve())}", "")
-        rows.append({"opponent": opp, "games": n, "wins": wins, "draws": int(r["draws"]), "losses": int(r["losses"]),
-                     "win_rate": round(wins / n, 4), "win_low": round(lo, 4), "win_high": round(hi, 4),
-                     "points_per_game": round(float(r["avg_points"]), 4), "command": _rel(cmd, out)})
+        rows.append({**r, "command": _rel(cmd, out)})
     return rows
 
 

@@ -271,7 +271,7 @@ def run_recipe(name: str, out: str, resume: bool = False, scale: float = 1.0, pr
             sys.stderr.write(f"recipe {recipe.name}: stage {i + 1}/{len(recipe.stages)} {recipe.stages[i].name}"
                              f"{' (resumed)' if args.resume else ''}\n")
             try:
-                result = skeleton.train(trainer, args, stage={"recipe": recipe.name, "stage": i + 1})
+                skeleton.train(trainer, args, stage={"recipe": recipe.name, "stage": i + 1})
             except RunInterrupted as exc:
                 raise RunInterrupted(f"interrupted in stage {i + 1} ({recipe.stages[i].name}) after {exc.done:,} "
                                      f"{trainer.unit}s; resume with: {command} --resume", exc.done, command) from None

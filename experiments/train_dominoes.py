@@ -601,7 +601,7 @@ def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, 
         pending = alive
         while len(pending):            # every hand on to a learner's decision or its end
             dc.advance(prm, S, pending, kinds, moves, nmoves, legal_out, nlegal, status)
-            asked, randoms, chosen = [], [], []
+            randoms, chosen = [], []
             by_net: Dict[str, List[int]] = {}
             for h in pending.tolist():
                 st = status[h]

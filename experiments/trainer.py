@@ -34,7 +34,7 @@ from pipslab.envs.errors import PipslabError, excerpt
 
 from .checks import kind_of
 from .cliargs import parse_option_items, split_agent_list
-from .runner import Run, RunInterrupted, read_manifest
+from .runner import Run, RunInterrupted
 
 CHECKPOINT = "checkpoint.pt"
 NET = "net.pt"
@@ -640,30 +640,45 @@ class _Scalars:
             self.w.close()
 
 
-def evaluate(trainer: Trainer, net_file: Path, out: Path, done: int, wall: float) -> List[dict]:
-    """``eval_games`` duplicate games of the net against each ``eval_against`` agent
-    through the tournament harness (``out/evals/…``), as curve rows; the win rate counts
-    the games the net's seat (or pair) won outright."""
+def play_off(game: str, options: dict, me: str, opp: str, games: int, seed: int, out: Path,
+             progress: bool = False) -> dict:
+    """``me`` against ``opp``: ``games`` duplicate games through the tournament harness in
+    ``out`` (resuming what it holds), as ``me``'s row: games, wins, draws, losses, win rate
+    with its Wilson 95% interval, points per game.  The win rate counts the games ``me``'s
+    seat (or pair) won outright."""
     from .ratings import wilson_interval
     from .tournament import TournamentArgs, run_tournament
+    options = dict(options)
+    mode = options.pop("mode", None)
+    targs = TournamentArgs(game=game, agents=[me, opp], games=games, seed=seed, mode=mode, extra_options=options,
+                           out=str(out), progress=progress, workers=1, plots=False, bootstrap=0,
+                           resume=(out / "run.json").is_file())
+    s = run_tournament(targs).summary
+    row = s[s["agent"] == me].iloc[0]
+    n, wins = int(row["games"]), int(row["wins"])
+    lo, hi = wilson_interval(wins, n)
+    return {"opponent": opp, "games": n, "wins": wins, "draws": int(row["draws"]), "losses": int(row["losses"]),
+            "win_rate": round(wins / n, 4), "win_low": round(lo, 4), "win_high": round(hi, 4),
+            "points_per_game": round(float(row["avg_points"]), 4), "command": targs.command(resume=False)}
+
+
+def folder_name(spec: str) -> str:
+    """An agent spec as a folder name."""
+    return spec.replace(":", "_").replace("=", "").replace(",", "_").replace("/", "_")
+
+
+def evaluate(trainer: Trainer, net_file: Path, out: Path, done: int, wall: float) -> List[dict]:
+    """``eval_games`` duplicate games of the net against each ``eval_against`` agent
+    (:func:`play_off`, in ``out/evals/…``), as curve rows."""
     args = trainer.args
     me = trainer.agent_spec(net_file)
     rows = []
-    unit = budget_name(type(trainer))
     for opp in args.eval_against:
-        options = dict(args.options)
-        mode = options.pop("mode", None)
-        name = opp.replace(":", "_").replace("=", "").replace(",", "_").replace("/", "_")
-        targs = TournamentArgs(game=args.game, agents=[me, opp], games=args.eval_games, seed=args.seed, mode=mode,
-                               extra_options=options, out=str(out / "evals" / f"{done:09d}-{name}"),
-                               progress=False, workers=1, plots=False, bootstrap=0)
-        s = run_tournament(targs).summary
-        row = s[s["agent"] == me].iloc[0]
-        n, wins = int(row["games"]), int(row["wins"])
-        lo, hi = wilson_interval(wins, n)
-        rows.append({unit: done, "wall_s": round(wall, 1), "opponent": opp, "eval_games": n,
-                     "win_rate": round(wins / n, 4), "win_low": round(lo, 4), "win_high": round(hi, 4),
-                     "points_per_game": round(float(row["avg_points"]), 4)})
+        r = play_off(args.game, args.options, me, opp, args.eval_games, args.seed,
+                     out / "evals" / f"{done:09d}-{folder_name(opp)}")
+        rows.append({budget_name(type(trainer)): done, "wall_s": round(wall, 1), "opponent": opp,
+                     "eval_games": r["games"], **{k: r[k] for k in ("win_rate", "win_low", "win_high",
+                                                                      "points_per_game")}})
     return rows
 
 
@@ -825,8 +840,3 @@ def run_trainer(trainer_cls, ns, game: str) -> int:
         print(f"exploiter of {exploit}: wins {last[0]['win_rate']:.1%} of {last[0]['eval_games']} "
               f"duplicate games against it (lower is better for {exploit})")
     return 0
-
-
-def read_run(out: Path) -> dict:
-    """A training run's ``run.json`` (for recipes and cards)."""
-    return read_manifest(out / "run.json")
