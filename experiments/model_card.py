@@ -102,10 +102,12 @@ def finish_recipe_run(recipe, run, scale: float, stages: List[dict], games: int)
                     "updates": s["result"]["updates"], "wall_s": s["result"]["wall_s"]}
                    for st, s in zip(recipe.stages, stages)],
         "machine": stages[-1].get("machine"), "device": stages[-1].get("device"),
-        "pipslab_version": info["pipslab_version"], "git_commit": info["git_commit"], "git_dirty": info["git_dirty"],
+        # the commit the stages trained at (the last stage's), the evaluation's below
+        "pipslab_version": info["pipslab_version"], "git_commit": stages[-1].get("git_commit"),
+        "git_dirty": stages[-1].get("git_dirty"),
         "python": platform.python_version(), "torch": _t.__version__,
         "net": _net_summary(out / "net.pt", recipe.game),
-        "evaluation": {"games": games, "seed": recipe.eval_seed, "rows": rows},
+        "evaluation": {"games": games, "seed": recipe.eval_seed, "rows": rows, "git_commit": info["git_commit"]},
     }
     atomic_write_json(out / "card.json", data)
     atomic_write_text(out / "model-card.md", card_text(data, "curve.png", "curve.csv"))

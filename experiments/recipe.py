@@ -293,7 +293,8 @@ def _finished(sdir: Path) -> Optional[dict]:
     if data.get("status") != "done" or "result" not in data:
         return None
     return {"command": data.get("command"), "result": data["result"], "machine": data.get("machine"),
-            "device": data.get("device"), "folder": sdir}
+            "device": data.get("device"), "folder": sdir, "git_commit": data.get("git_commit"),
+            "git_dirty": data.get("git_dirty")}
 
 
 def run_command(ns) -> int:
