@@ -358,9 +358,21 @@ def shards(first: int, count: int, workers: int) -> List[Tuple[int, int]]:
 _WORKER_IMPORTS: Tuple[str, ...] = ()
 
 
-def _run_shard(fn, shared, shard, imports=()):
-    """In a worker: the user's ``--import`` modules once, then ``fn(shared, first, count)``."""
+_WORKER_READY = [False]
+
+
+def _run_shard(fn, shared, shard, imports=(), worker=False):
+    """In a worker: one BLAS and torch thread (as Ray's workers have: N workers on N cores,
+    not N times the cores), the user's ``--import`` modules once, then
+    ``fn(shared, first, count)``."""
     global _WORKER_IMPORTS
+    if worker and not _WORKER_READY[0]:
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(1)
+        import sys
+        if "torch" in sys.modules:
+            sys.modules["torch"].set_num_threads(1)
+        _WORKER_READY[0] = True
     if imports and tuple(imports) != _WORKER_IMPORTS:
         from .imports import import_user_modules
         import_user_modules(list(imports))
@@ -450,9 +462,9 @@ class SelfPlay:
         parts = shards(first, count, self.workers)
         if self.ray is not None:
             ref = self.ray.put(shared)
-            return self.ray.get([self._remote.remote(fn, ref, p, self.imports) for p in parts])
+            return self.ray.get([self._remote.remote(fn, ref, p, self.imports, True) for p in parts])
         if self.pool is not None:
-            jobs = [self.pool.apply_async(_run_shard, (fn, shared, p, self.imports)) for p in parts]
+            jobs = [self.pool.apply_async(_run_shard, (fn, shared, p, self.imports, True)) for p in parts]
             return [j.get() for j in jobs]
         return [fn(shared, *p) for p in parts]
 
