@@ -491,10 +491,12 @@ def _analysis_shown(driver, click, step=None, timeout=60.0):
 
 
 def shown_rows(driver):
-    """The annotation table's rows: ``(move, value or equity, played)``."""
-    from selenium.webdriver.common.by import By
-    return [(r.get_attribute("data-move"), r.get_attribute("data-value") or r.get_attribute("data-equity"),
-             r.get_attribute("data-played") == "1") for r in driver.find_elements(By.CSS_SELECTOR, "#values tr[data-move]")]
+    """The annotation table's rows: ``(move, value or equity, played)``, read in one script
+    (the page may draw the table again between two reads of separate elements)."""
+    rows = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#values tr[data-move]')).map(r => "
+        "[r.dataset.move, r.dataset.value || r.dataset.equity || null, r.dataset.played === '1']);")
+    return [(m, v, bool(p)) for m, v, p in rows]
 
 
 @pytest.mark.slow
