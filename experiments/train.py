@@ -68,9 +68,9 @@ def run(ns) -> int:
         return recipe.run_command(ns)
     if ns.game is None:
         raise PipslabError("name a GAME to train (pipslab train happy --help), or --recipe NAME, or --recipes")
-    for flag in ("scale", "recipe_out"):
-        if getattr(ns, flag) is not None:
-            raise PipslabError(f"--{flag.replace('recipe_', '')} before the game belongs to --recipe; "
-                               f"put it after {ns.game}")
+    if ns.scale is not None:
+        raise PipslabError("--scale applies to --recipe only")
+    if ns.recipe_out is not None:
+        raise PipslabError(f"--out before the game belongs to --recipe; put it after {ns.game}")
     from .trainer import run_trainer
     return run_trainer(trainer_for(ns.game), ns, ns.game)
