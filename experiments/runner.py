@@ -290,8 +290,8 @@ class Run:
             return
         for name in ("SIGTERM", "SIGHUP"):
             sig = getattr(signal, name, None)
-            if sig is None or signal.getsignal(sig) == signal.SIG_IGN:   # nohup: a hangup stays ignored
-                continue
+            if sig is None or (name == "SIGHUP" and signal.getsignal(sig) == signal.SIG_IGN):
+                continue    # nohup: a hangup stays ignored; a SIGTERM always stops the run cleanly
             try:
                 previous = signal.signal(sig, _raise_interrupt)
             except (ValueError, OSError):

@@ -81,7 +81,8 @@ def test_a_recipe_runs_from_nothing_at_a_small_scale(tmp_path, capfd):
 
 def _recipe_process(*argv):
     return subprocess.Popen([sys.executable, "-m", "pipslab.experiments.cli", "train", *argv, "--no-progress"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
 
 
 @pytest.mark.slow
@@ -95,6 +96,7 @@ def test_sigterm_mid_stage_then_resume_ends_with_the_weights_of_one_run(tmp_path
     deadline = time.time() + 180
     while not ckpt.exists() and time.time() < deadline and p.poll() is None:
         time.sleep(0.05)
+    assert p.poll() is None, "the run ended before its first checkpoint was seen"
     p.send_signal(signal.SIGTERM)
     err = p.communicate(timeout=180)[1]
     assert p.returncode == 130, err
