@@ -24,7 +24,7 @@ from numba import njit
 
 from pipslab.envs.dominoes.compiled import (
     MAX_ACTIONS, S_CUR, S_TERMINAL, WIDTH, apply_with, below, deal_world, drop_stale_caches, legal, playout,
-    returns_into, world_scratch,
+    returns_into, rollouts_into, world_scratch,
 )
 
 drop_stale_caches(__file__)    # a change to the compiled rules recompiles this module
@@ -141,16 +141,9 @@ def iterate(prm, template, slots, info, r, iters, c, rollouts, children, visits,
             playout(prm, w, r, acts, tmp)
             returns_into(prm, w, res)
         else:
+            rollouts_into(prm, w, r, rollouts, mean, roll, res, acts, tmp)
             for p in range(n):
-                mean[p] = 0.0
-            for _j in range(rollouts):
-                roll[:] = w
-                playout(prm, roll, r, acts, tmp)
-                returns_into(prm, roll, res)
-                for p in range(n):
-                    mean[p] += res[p]
-            for p in range(n):
-                res[p] = mean[p] / rollouts
+                res[p] = mean[p]
         for i in range(plen):
             nd = path[i]
             visits[nd] += 1

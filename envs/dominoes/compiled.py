@@ -919,11 +919,15 @@ def playout(prm, s, r, acts, scratch):
 def rollouts(prm, s, r, count, out):
     """Every seat's mean return over ``count`` random playouts from a copy of ``s``
     (``rollout:N``); a finished ``s`` gets its returns."""
+    rollouts_into(prm, s, r, count, out, np.empty(WIDTH, dtype=np.int64), np.zeros(4),
+                  np.empty(MAX_ACTIONS, dtype=np.int64), np.empty(MAX_ACTIONS, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def rollouts_into(prm, s, r, count, out, w, res, acts, scratch):
+    """:func:`rollouts` in the caller's work arrays (``w`` a state row, ``res`` one
+    playout's returns, ``acts``/``scratch`` move lists): search calls it at every leaf."""
     n = prm[P_PLAYERS]
-    acts = np.empty(MAX_ACTIONS, dtype=np.int64)
-    scratch = np.empty(MAX_ACTIONS, dtype=np.int64)
-    w = np.empty(WIDTH, dtype=np.int64)
-    res = np.zeros(4)
     for p in range(n):
         out[p] = 0.0
     for _ in range(count):
