@@ -44,21 +44,23 @@ class RaceEvaluator(CalibratedEvaluator):
 
 
 class GnubgEvaluator(BackgammonEvaluator):
-    """GNU Backgammon's 0-ply net (``gnubg_nn.probabilities``): outcome probabilities and
-    cubeless equity, natively of a position with a player on roll.  For evaluation only
-    (``[bench]`` extra)."""
+    """GNU Backgammon's net (``gnubg_nn.probabilities``) at ``plies`` (0: the net alone;
+    1, 2: gnubg-nn's own search below the position): outcome probabilities and cubeless
+    equity, natively of a position with a player on roll.  For evaluation and as a
+    reference only (``[bench]`` extra)."""
 
     in_points = True
 
-    def __init__(self):
+    def __init__(self, plies: int = 0):
         self._g = gnubg_module()
+        self.plies = int(plies)
 
     def probabilities(self, rows):
         rows = boards(rows)
         out = np.empty((len(rows), 5))
         for i, r in enumerate(rows):
             on_roll = Position._trusted(tuple(int(v) for v in r))
-            out[i] = self._g.probabilities(on_roll.to_gnubg(), 0)
+            out[i] = self._g.probabilities(on_roll.to_gnubg(), self.plies)
         return out
 
     def state_values(self, rows):

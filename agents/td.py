@@ -12,8 +12,10 @@ value for me is the network's output for him seen from my side (:func:`flip`); a
 that bears off my last checker is worth its exact points instead.  One batched forward
 pass values every play of a roll.
 
-Inputs (:func:`pipslab.envs.backgammon.features.encode`): Tesauro's 198 (``"tesauro"``)
-or those plus nine hand-made race/blot/prime/back-checker features (``"plus"``).
+Inputs (:func:`pipslab.envs.backgammon.features.encode`): Tesauro's 198 (``"tesauro"``),
+those plus nine hand-made race/blot/prime/back-checker features (``"plus"``), or those
+plus shots and escapes (``"contact"``); :func:`grow` widens a trained net onto more
+inputs or units without changing what it computes.
 
 Nets are files written by ``torch.save`` of a plain dict (``format``, ``config``,
 ``model`` — a state dict — and free ``meta``); they are read with
@@ -55,7 +57,7 @@ _FLIP = [0, 3, 4, 1, 2]
 
 class TDNet(nn.Module):
     """``inputs -> hidden (ReLU) ... -> 5 sigmoid outputs``; ``config`` is
-    ``{"features": "tesauro"|"plus", "hidden": [h1, ...]}``."""
+    ``{"features": "tesauro"|"plus"|"contact", "hidden": [h1, ...]}``."""
 
     def __init__(self, features: str = "plus", hidden=(128,)):
         super().__init__()
@@ -143,6 +145,38 @@ def shipped_nets() -> list:
 def read_checkpoint(path: Path) -> dict:
     """The dict in a net or checkpoint file, checked for shape; one-line errors."""
     return read_net_file(path, NET_FORMAT, "backgammon network", ", ".join(shipped_nets()))
+
+
+def grow(start: TDNet, features: str, hidden, seed: int = 0) -> TDNet:
+    """A net with inputs ``features`` and layers ``hidden`` that computes exactly what
+    ``start`` computes (Net2Net's widening): ``start``'s weights in place, the inputs
+    it did not have weighted 0, each new hidden unit drawn from ``seed`` with its outgoing
+    weights 0.  So a bigger net, or one given more inputs, starts where a trained one
+    stopped.  One line unless ``features`` extends ``start``'s (tesauro, plus, contact:
+    each set the one before with more inputs after it) and ``hidden`` has as many layers,
+    none narrower."""
+    from pipslab.envs.backgammon.features import FEATURE_LEVELS
+    old_f, old_h = start.config["features"], start.config["hidden"]
+    hidden = [int(h) for h in (hidden if isinstance(hidden, (list, tuple)) else [hidden])]
+    if FEATURE_LEVELS.get(features, -1) < FEATURE_LEVELS[old_f] or len(hidden) != len(old_h) \
+            or any(h < o for h, o in zip(hidden, old_h)):
+        raise PipslabError(f"cannot grow a net with {old_f} inputs and layers {old_h} into one with {features} "
+                           f"inputs and layers {hidden}: the inputs must extend its own and the layers be as "
+                           "many and no narrower")
+    torch.manual_seed(seed)
+    net = TDNet(features, hidden)
+    old = [m for m in start.layers if isinstance(m, nn.Linear)]
+    new = [m for m in net.layers if isinstance(m, nn.Linear)]
+    with torch.no_grad():
+        for k, (a, b) in enumerate(zip(old, new)):
+            o, i = a.weight.shape
+            b.weight[:o, :i] = a.weight
+            b.weight[:o, i:] = 0.0             # old units ignore the new inputs (or new units below)
+            b.bias[:o] = a.bias
+            if k + 1 < len(new):
+                new[k + 1].weight[:, o:] = 0.0    # new units feed nothing yet
+    net.eval()
+    return net
 
 
 def net_from(data: dict, path) -> TDNet:

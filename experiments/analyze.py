@@ -232,19 +232,9 @@ class BackgammonReference:
 
     def _gnubg(self, plies: int, filt: int) -> None:
         from pipslab.agents.backgammon_evaluators import GnubgEvaluator
-
-        class GnubgPlies(GnubgEvaluator):
-            """GNU BG's evaluation at ``plies`` (gnubg-nn's own search below the root)."""
-
-            def probabilities(self, rows):
-                from pipslab.agents.evaluators import boards
-                from pipslab.envs.backgammon import Position
-                return np.array([self._g.probabilities(Position(r).to_gnubg(), plies) for r in boards(rows)],
-                                dtype=float).reshape(-1, 5)
-
         self._zero = GnubgEvaluator()
-        evaluator = GnubgPlies()
-        self._value = lambda rows: _mover_equity(evaluator, rows)
+        evaluator = GnubgEvaluator(plies)
+        self._value = lambda rows: mover_equity(evaluator, rows)
         self.plies, self.filter = plies, filt if plies else 0
         self.spec = f"gnubg:plies={plies}" + (f",filter={filt}" if plies else "")
         version = getattr(sys.modules.get("gnubg_nn"), "__version__", None)
@@ -286,7 +276,7 @@ class BackgammonReference:
         reseed(self._zero, rng)
         keep = list(range(len(plays)))
         if self.filter:
-            zero = _mover_equity(self._zero, rows)
+            zero = mover_equity(self._zero, rows)
             order = [int(i) for i in np.argsort(-zero, kind="stable")]
             keep = [i for i in order[:self.filter] if zero[i] >= zero[order[0]] - FILTER_WITHIN]
             if chosen not in keep:
@@ -296,8 +286,9 @@ class BackgammonReference:
         return dict(row, best=plays[best].notation, loss=values[best] - values[chosen], how=f"{self.plies}-ply")
 
 
-def _mover_equity(evaluator, rows) -> np.ndarray:
-    """The seam's value for the player who just moved of afterstates (his side)."""
+def mover_equity(evaluator, rows) -> np.ndarray:
+    """The seam's value for the player who just moved of afterstates (his side; a
+    finished game its exact points)."""
     from pipslab.agents.backgammon_value import swap
     from pipslab.agents.evaluators import OPPONENT
     return np.asarray(evaluator.values(swap(np.asarray(rows, dtype=np.int64)), OPPONENT), dtype=float)

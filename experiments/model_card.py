@@ -10,7 +10,7 @@ import csv
 import json
 import platform
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 from .files import atomic_path, atomic_write_json, atomic_write_text
 
@@ -58,6 +58,60 @@ def join_curves(stage_dirs: List[Path], unit: str, out: Path, title: str) -> Lis
     return rows
 
 
+ERROR_FIELDS = ("stage", "error_rate", "error_rate_low", "error_rate_high", "decisions")
+
+
+def error_curve(recipe, stage_dirs: List[Path], out: Path) -> Optional[dict]:
+    """The error rate (the trainer's benchmark) of the net each evaluation kept, and of
+    the shipped net the recipe starts from at 0, against the budget across the stages:
+    ``out/error-curve.csv`` and ``error-curve.png``; returns ``{"reference", "points"}``,
+    or None when the trainer has no benchmark."""
+    from pipslab.agents.netfiles import net_path
+    trainer = recipe.trainer
+    x = recipe.unit + "s"
+    rows, offset = [], 0
+    reference = None
+
+    def add(at: int, stage: str, path: Path) -> bool:
+        nonlocal reference
+        r = trainer.error_rate(path)
+        if r is None:
+            return False
+        reference = r.get("reference")
+        rows.append({x: at, "stage": stage, **{k: round(float(r[k]), 3) for k in ERROR_FIELDS[1:4]},
+                     "decisions": int(r["decisions"])})
+        return True
+
+    if recipe.start and not add(0, f"start ({recipe.start})", net_path(recipe.start)):
+        return None
+    for sdir in stage_dirs:
+        for snap in sorted((sdir / "evals").glob("*-net.pt")):
+            if not add(int(snap.name.split("-")[0]) + offset, sdir.name, snap):
+                return None
+        offset += int(json.loads((sdir / "run.json").read_text()).get("result", {}).get("done", 0))
+    if not rows:
+        return None
+    import io
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=[x, *ERROR_FIELDS], lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    atomic_write_text(out / "error-curve.csv", buf.getvalue())
+    from .plots import new_figure
+    fig, ax = new_figure((7, 4))
+    xs = [r[x] for r in rows]
+    ax.plot(xs, [r["error_rate"] for r in rows], marker="o", color="C3", label="error rate")
+    ax.fill_between(xs, [r["error_rate_low"] for r in rows], [r["error_rate_high"] for r in rows], alpha=0.2,
+                    color="C3")
+    ax.set_xlabel(f"training {x} (all stages)")
+    ax.set_ylabel("error rate (mean loss x 1000, 95%)")
+    ax.set_title(f"{recipe.name}: error rate on the benchmark ({reference})", fontsize=9)
+    fig.tight_layout()
+    with atomic_path(out / "error-curve.png") as tmp:
+        fig.savefig(tmp, format="png", dpi=100)
+    return {"reference": reference, "points": len(rows), "start": bool(recipe.start)}
+
+
 def evaluate(recipe, out: Path, net_file: Path, games: int, progress: bool) -> List[dict]:
     """The recipe's evaluation: the net against each agent on duplicate deals (or dice)
     through the harness (:func:`~pipslab.experiments.trainer.play_off`), in
@@ -90,6 +144,7 @@ def finish_recipe_run(recipe, run, scale: float, stages: List[dict], games: int)
         torch.save(net, tmp)
     unit = recipe.unit
     join_curves([s["folder"] for s in stages], unit, out, f"{recipe.name}: the net against fixed opponents")
+    errors = error_curve(recipe, [s["folder"] for s in stages], out)
     rows = evaluate(recipe, out, out / "net.pt", games, run.progress)
     info = provenance()
     import torch as _t
@@ -109,6 +164,8 @@ def finish_recipe_run(recipe, run, scale: float, stages: List[dict], games: int)
         "net": _net_summary(out / "net.pt", recipe.game),
         "evaluation": {"games": games, "seed": recipe.eval_seed, "rows": rows, "git_commit": info["git_commit"]},
     }
+    if errors:
+        data["error_curve"] = errors
     atomic_write_json(out / "card.json", data)
     atomic_write_text(out / "model-card.md", card_text(data, "curve.png", "curve.csv"))
     run.update(card="model-card.md")
@@ -179,6 +236,13 @@ def card_text(data: dict, curve_png: str, curve_csv: str) -> str:
     L += ["", "## Learning curve", "", f"![curve]({curve_png})", "",
           f"`{curve_csv}`: the win rate with its Wilson interval at every evaluation of every stage "
           f"({unit}s counted across the stages).", ""]
+    if data.get("error_curve"):
+        err_png, err_csv = (c.replace("curve.", "error-curve.") for c in (curve_png, curve_csv))
+        e = data["error_curve"]
+        L += [f"![error rate]({err_png})", "",
+              f"`{err_csv}`: the error rate (mean equity lost per decision x 1000, 95% interval) of the net each "
+              f"evaluation kept{', and of the net the recipe starts from at 0' if e.get('start') else ''}, on "
+              f"the benchmark's fixed decisions valued by {e['reference']} ({e['points']} points).", ""]
     return "\n".join(L)
 
 

@@ -12,7 +12,8 @@ curve of every stage joined (``curve.csv``, ``curve.png``, x counted across stag
 evaluation through the tournament harness (``evaluation/``), and the generated model card
 (``model-card.md`` from ``card.json``; :mod:`pipslab.experiments.model_card`).  A stage
 after the first starts from the previous stage's ``net.pt`` inside the run folder, never
-from a file outside it.  ``--scale F`` multiplies every budget — stages, schedules,
+from a file outside it; the first starts from fresh weights, or from a shipped net the
+recipe names (``start = "NAME"``, itself retrained by its own recipe).  ``--scale F`` multiplies every budget — stages, schedules,
 evaluation games — so a recipe can be smoke-tested in seconds.
 """
 from __future__ import annotations
@@ -60,6 +61,7 @@ class Recipe:
     eval_seed: int
     seed: int
     text: str
+    start: str = ""       # a shipped net the first stage starts from ("" : fresh weights)
 
     @property
     def trainer(self):
@@ -115,7 +117,7 @@ def parse_recipe(name: str, data: dict, text: str, where: str) -> Recipe:
     from pipslab.envs.game import get_game
 
     from .trainers import trainer_for
-    known = {"description", "game", "options", "seed", "stages", "evaluation"}
+    known = {"description", "game", "options", "seed", "start", "stages", "evaluation"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise PipslabError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -129,6 +131,12 @@ def parse_recipe(name: str, data: dict, text: str, where: str) -> Recipe:
     except PipslabError as exc:
         raise PipslabError(f"{where}: {exc}") from None
     seed = _need(data, "seed", int, where, default=0)
+    start = _need(data, "start", str, where, default="") if "start" in data else ""
+    if start:
+        from pipslab.agents.netfiles import shipped_nets
+        if start not in shipped_nets():
+            raise PipslabError(f"{where}: start must name a shipped net (its own recipe retrains it), got "
+                               f"{excerpt(start)}; shipped: {', '.join(shipped_nets())}")
     stages_data = _need(data, "stages", list, where)
     if not stages_data:
         raise PipslabError(f"{where}: no stages")
@@ -175,7 +183,7 @@ def parse_recipe(name: str, data: dict, text: str, where: str) -> Recipe:
     if games < 1:
         raise PipslabError(f"{where}, evaluation: games must be at least 1, got {games}")
     return Recipe(name, str(data.get("description", "")), game, options, stages, against, games,
-                  _need(ev, "seed", int, f"{where}, evaluation", default=1), seed, text)
+                  _need(ev, "seed", int, f"{where}, evaluation", default=1), seed, text, start)
 
 
 def describe_all() -> str:
@@ -213,7 +221,10 @@ def stage_args(recipe: Recipe, index: int, out: Path, scale: float, run_settings
     if args.eval_games:
         args.eval_games = scaled(args.eval_games, scale, MIN_EVAL_GAMES)
     args.out = str(stage_dir(out, recipe, index))
-    args.init = str(stage_dir(out, recipe, index - 1) / "net.pt") if index > 0 else ""
+    if index > 0:
+        args.init = str(stage_dir(out, recipe, index - 1) / "net.pt")
+    else:
+        args.init = recipe.start         # a shipped net's name: the card shows no machine path
     for key, value in run_settings.items():
         if value is not None:
             setattr(args, key, value)

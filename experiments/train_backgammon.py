@@ -33,10 +33,10 @@ from typing import List
 import numpy as np
 import torch
 
-from pipslab.agents.td import TDNet, flip, net_arrays, net_dict, net_from, outcome_vector, read_checkpoint
+from pipslab.agents.td import TDNet, flip, grow, net_arrays, net_dict, net_from, outcome_vector, read_checkpoint
 from pipslab.envs.backgammon import Position, fast
 from pipslab.envs.backgammon.fast import njit
-from pipslab.envs.backgammon.features import FEATURE_SETS, encode
+from pipslab.envs.backgammon.features import FEATURE_LEVELS, FEATURE_SETS, encode
 from pipslab.envs.errors import PipslabError
 
 from . import trainer as skeleton
@@ -55,7 +55,7 @@ class TrainArgs(skeleton.TrainArgs):
     games: int = 200_000
     """training games (rounded up to whole generations)"""
     features: str = "plus"
-    """the net's inputs: tesauro (198) or plus (223)"""
+    """the net's inputs: tesauro (198), plus (207) or contact (211)"""
     hidden: List[int] = field(default_factory=lambda: [128])
     """hidden layer sizes, e.g. 128 or 128,64"""
     lam: float = 0.7
@@ -125,7 +125,7 @@ def play_generation(net, seed: int, first_game: int, count: int, start: np.ndarr
     ``play_scores`` in torch, up to the last bits of float32 sums.  ``net``: a
     :class:`TDNet`, or ``(features, net_arrays(net))`` as a worker gets it."""
     w1, b1, rest, dims = net_arrays(net) if isinstance(net, TDNet) else net[1]
-    plus = (net.config["features"] if isinstance(net, TDNet) else net[0]) == "plus"
+    level = FEATURE_LEVELS[net.config["features"] if isinstance(net, TDNet) else net[0]]
     streams, rolls = [], np.empty((count, ROLL_BLOCK, 2), dtype=np.int64)
     rpos = np.empty(count, dtype=np.int64)
     for g in range(count):
@@ -137,7 +137,7 @@ def play_generation(net, seed: int, first_game: int, count: int, start: np.ndarr
     points = np.zeros(count)
     kept = np.empty((count, MAX_TURNS, 26), dtype=np.int8)
     while True:
-        fast.net_selfplay(boards, rolls, rpos, turns, kept, status, points, plus, w1, b1, rest, dims)
+        fast.net_selfplay(boards, rolls, rpos, turns, kept, status, points, level, w1, b1, rest, dims)
         short = np.flatnonzero(status == 2)
         if not len(short):
             break
@@ -283,8 +283,11 @@ class TDTrainer(skeleton.Trainer):
     def init_from(self, path: str) -> None:
         from pipslab.agents.netfiles import net_path
         start = net_from(read_checkpoint(net_path(path)), path)
-        if start.config != self.net.config:
-            raise PipslabError(f"--init {path}: a net with {start.config}, not {self.net.config}")
+        if start.config != self.net.config:      # a smaller net: widened, computing what it did
+            try:
+                start = grow(start, self.net.config["features"], self.net.config["hidden"], self.args.seed)
+            except PipslabError as exc:
+                raise PipslabError(f"--init {path}: {exc}") from None
         self.net.load_state_dict(start.state_dict())
 
     def net_file(self, meta: dict) -> dict:
@@ -293,6 +296,11 @@ class TDTrainer(skeleton.Trainer):
     @classmethod
     def agent_spec(cls, path) -> str:
         return f"td:net={path}"
+
+    @classmethod
+    def error_rate(cls, net_file) -> dict:
+        from .benchmark_backgammon import error_rate
+        return error_rate(net_from(read_checkpoint(Path(net_file)), net_file))
 
     @classmethod
     def default_out(cls, args) -> str:

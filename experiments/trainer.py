@@ -581,6 +581,15 @@ class Trainer:
         raise NotImplementedError
 
     @classmethod
+    def error_rate(cls, net_file: Path) -> Optional[dict]:
+        """The net's error rate on its family's benchmark — fixed decisions whose every
+        choice a strong reference valued once — as ``{"error_rate", "error_rate_low",
+        "error_rate_high", "reference", ...}``; None where the family has none.  A recipe
+        draws it over the nets its evaluations kept (``evals/DONE-net.pt``): it separates
+        two nets in a thousand decisions where win rates need thousands of games."""
+        return None
+
+    @classmethod
     def default_against(cls, args) -> List[str]:
         """The curve's opponents when ``--eval-against`` is not given."""
         return []
@@ -681,9 +690,18 @@ def folder_name(spec: str) -> str:
 
 def evaluate(trainer: Trainer, net_file: Path, out: Path, done: int, wall: float) -> List[dict]:
     """``eval_games`` duplicate games of the net against each ``eval_against`` agent
-    (:func:`play_off`, in ``out/evals/…``), as curve rows."""
+    (:func:`play_off`, in ``out/evals/…``), as curve rows.  The net evaluated is kept as
+    ``out/evals/DONE-net.pt`` (a few hundred KB), so that any later measure — an error
+    rate on a benchmark, a longer match — can be drawn against the budget afterwards."""
+    import torch
+
+    from .files import atomic_path
     args = trainer.args
     me = trainer.agent_spec(net_file)
+    snapshot = out / "evals" / f"{done:09d}-net.pt"
+    snapshot.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(snapshot, suffix=".pt") as tmp:
+        torch.save(trainer.net_file({budget_name(type(trainer)): done}), tmp)
     rows = []
     for opp in args.eval_against:
         r = play_off(args.game, args.options, me, opp, args.eval_games, args.seed,

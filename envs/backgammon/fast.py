@@ -876,9 +876,129 @@ def _point_units(x, k, n):
 
 
 @njit(cache=True)
-def _global_inputs(b, plus, x, at):
-    """Inputs 192 onwards of board ``b`` (192-197; with ``plus`` 198-206) into
-    ``x[at:]``: the bars, the checkers off, who is on roll and the hand-made ones."""
+def _at(b, i, mirror):
+    """Point ``i`` of board ``b`` from its player on roll's side, or (``mirror``) from his
+    opponent's (the board swapped)."""
+    return np.int64(-b[25 - i]) if mirror else np.int64(b[i])
+
+
+# the 21 rolls as bits: roll (a, b), a <= b, is bit _ROLL_BIT[a, b] (and [b, a]), of weight
+# _ROLL_WEIGHT (1 for a double, 2 otherwise) out of 36
+_ROLL_BIT = np.zeros((7, 7), dtype=np.int64)
+_ROLL_WEIGHT = np.zeros(21, dtype=np.int64)
+_k = 0
+for _a in range(1, 7):
+    for _b in range(_a, 7):
+        _ROLL_BIT[_a, _b] = _ROLL_BIT[_b, _a] = _k
+        _ROLL_WEIGHT[_k] = 1 if _a == _b else 2
+        _k += 1
+# the rolls with a die showing d
+_WITH_DIE = np.zeros(7, dtype=np.int64)
+for _d in range(1, 7):
+    for _a in range(1, 7):
+        _WITH_DIE[_d] |= np.int64(1) << _ROLL_BIT[_d, _a]
+
+
+@njit(cache=True)
+def _hit_rolls(b, mirror, i, p, bar):
+    """The rolls (bits) with which an opposing checker on point ``i`` (0: his bar, then
+    ``bar`` checkers are there) reaches point ``p`` of ``b``'s player, stopping only on
+    points that player does not hold."""
+    d = p - i
+    mask = np.int64(0)
+    if d <= 6:
+        mask |= _WITH_DIE[d]
+    if bar <= 1:
+        for a in range(max(1, d - 6), (d + 1) // 2):        # a < b = d - a: two dice, either order
+            c = d - a
+            if _at(b, i + a, mirror) < 2 or _at(b, i + c, mirror) < 2:
+                mask |= np.int64(1) << _ROLL_BIT[a, c]
+    steps = 4 if bar == 0 else 5 - bar
+    for a in range(1, 7):                                    # doubles: k steps of a
+        if d % a == 0 and 2 <= d // a <= steps:
+            ok = True
+            for j in range(1, d // a):
+                if _at(b, i + j * a, mirror) >= 2:
+                    ok = False
+                    break
+            if ok:
+                mask |= np.int64(1) << _ROLL_BIT[a, a]
+    return mask
+
+
+@njit(cache=True)
+def _shots(b, mirror):
+    """Of the 36 rolls, how many let the opponent hit a blot of ``b``'s player on roll
+    (``mirror``: how many let the player on roll hit one of his).  Checkers on his bar
+    must enter first: then only the entering checkers hit (an approximation: the other
+    die's moves with the rest are not tried)."""
+    bar = -_at(b, 0, mirror)
+    mask = np.int64(0)
+    for p in range(1, 25):
+        if _at(b, p, mirror) != 1:
+            continue
+        if bar > 0:
+            mask |= _hit_rolls(b, mirror, 0, p, bar)
+            continue
+        for i in range(max(1, p - 24), p):
+            if _at(b, i, mirror) < 0:
+                mask |= _hit_rolls(b, mirror, i, p, 0)
+    total = 0
+    for k in range(21):
+        if (mask >> k) & 1:
+            total += _ROLL_WEIGHT[k]
+    return total
+
+
+@njit(cache=True)
+def _escapes(b, mirror):
+    """Of the 36 rolls, how many carry the rearmost checker of ``b``'s player on roll
+    (``mirror``: of his opponent) past every point the opponent holds in the 12 in front
+    of it (36 when none is held there, or nothing is left behind)."""
+    r = 25 if _at(b, 25, mirror) > 0 else 0
+    if r == 0:
+        for p in range(24, 0, -1):
+            if _at(b, p, mirror) > 0:
+                r = p
+                break
+    lo = 0                                  # the lowest held point in front (0: none)
+    for q in range(r - 1, max(0, r - 13), -1):
+        if _at(b, q, mirror) <= -2:
+            lo = q
+    if lo == 0:
+        return 36
+    total = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            out = False
+            if d1 != d2:
+                for a, c in ((d1, d2), (d2, d1)):
+                    mid = r - a
+                    if mid >= 1 and _at(b, mid, mirror) > -2:
+                        if mid < lo:
+                            out = True
+                        end = mid - c
+                        if end >= 1 and end < lo and _at(b, end, mirror) > -2:
+                            out = True
+            else:
+                at = r
+                for k in range(4):
+                    at -= d1
+                    if at < 1 or _at(b, at, mirror) <= -2:
+                        break
+                    if at < lo:
+                        out = True
+                        break
+            if out:
+                total += 1 if d1 == d2 else 2
+    return total
+
+
+@njit(cache=True)
+def _global_inputs(b, level, x, at):
+    """Inputs 192 onwards of board ``b`` (192-197; ``level`` 1, "plus": 198-206; 2,
+    "contact": 198-210) into ``x[at:]``: the bars, the checkers off, who is on roll and the
+    hand-made ones."""
     mine_on = 0
     theirs_on = 0
     my_pips = 0
@@ -934,7 +1054,7 @@ def _global_inputs(b, plus, x, at):
     x[at + 3] = (15 - theirs_on - his_bar) / 15.0
     x[at + 4] = 1.0
     x[at + 5] = 0.0
-    if plus:
+    if level >= 1:
         if my_bar > 0:
             my_rear = 25
         if his_bar > 0:
@@ -948,10 +1068,15 @@ def _global_inputs(b, plus, x, at):
         x[at + 12] = best_his / 6.0
         x[at + 13] = (my_back + my_bar) / 5.0
         x[at + 14] = (his_back + his_bar) / 5.0
+    if level >= 2:
+        x[at + 15] = _shots(b, False) / 36.0
+        x[at + 16] = _shots(b, True) / 36.0
+        x[at + 17] = _escapes(b, False) / 36.0
+        x[at + 18] = _escapes(b, True) / 36.0
 
 
 @njit(cache=True)
-def _encode_one(b, plus, x):
+def _encode_one(b, level, x):
     """The inputs of board ``b`` (from its player on roll's side) into ``x`` (float32,
     :mod:`pipslab.envs.backgammon.features` defines them)."""
     for i in range(192):
@@ -961,19 +1086,20 @@ def _encode_one(b, plus, x):
         w = -b[25 - p]
         _point_units(x, 4 * (p - 1), v if v > 0 else 0)
         _point_units(x, 96 + 4 * (p - 1), w if w > 0 else 0)
-    _global_inputs(b, plus, x, 192)
+    _global_inputs(b, level, x, 192)
 
 
 @njit(cache=True)
-def _encode_rows(rows, plus, out):
+def _encode_rows(rows, level, out):
     for r in range(rows.shape[0]):
-        _encode_one(rows[r], plus, out[r])
+        _encode_one(rows[r], level, out[r])
 
 
-def encode_rows(rows: np.ndarray, plus: bool, out: np.ndarray) -> None:
-    """Fill ``out`` (k x 198 or 207 float32) with the inputs of ``rows`` (k x 26 int8);
+def encode_rows(rows: np.ndarray, level: int, out: np.ndarray) -> None:
+    """Fill ``out`` (k x 198, 207 or 211 float32) with the inputs of ``rows`` (k x 26
+    int8) at feature ``level`` (0 tesauro, 1 plus, 2 contact);
     :func:`pipslab.envs.backgammon.features.encode` is the front door."""
-    _encode_rows(rows, bool(plus), out)
+    _encode_rows(rows, int(level), out)
 
 
 # ---------------------------------------------------------------------- network self-play
@@ -1006,9 +1132,9 @@ def _units_change(h, w1, k, old, new):
 
 
 @njit(cache=True)
-def _first_layer(q, plus, x, w1, b1, h):
+def _first_layer(q, level, x, w1, b1, h):
     """``h`` = the first layer's sums of board ``q`` (before the ReLU); ``x`` its inputs."""
-    _encode_one(q, plus, x)
+    _encode_one(q, level, x)
     for j in range(h.shape[0]):
         h[j] = b1[j]
     for k in range(x.shape[0]):
@@ -1017,7 +1143,7 @@ def _first_layer(q, plus, x, w1, b1, h):
 
 
 @njit(cache=True)
-def _after_layer(row, base, plus, x0, h0, w1, q, gl, h):
+def _after_layer(row, base, level, x0, h0, w1, q, gl, h):
     """``h`` = the first layer's sums of the opponent on roll after ``row``, from those
     (``h0``, inputs ``x0``) of the opponent on roll before it (``base``, mover's side)."""
     for j in range(h.shape[0]):
@@ -1031,7 +1157,7 @@ def _after_layer(row, base, plus, x0, h0, w1, q, gl, h):
             _units_change(h, w1, 96 + 4 * (24 - i), max(-old, 0), max(-new, 0))
     for i in range(26):
         q[i] = -row[25 - i]
-    _global_inputs(q, plus, gl, 0)
+    _global_inputs(q, level, gl, 0)
     for k in range(x0.shape[0] - 192):
         dv = gl[k] - x0[192 + k]
         if dv != 0.0:
@@ -1063,7 +1189,7 @@ def _equity_out(h, width, rest, dims, g, p):
 
 
 @njit(cache=True)
-def _net_game(board, rolls, r, t, states, plus, w1, b1, rest, dims, out, ws):
+def _net_game(board, rolls, r, t, states, level, w1, b1, rest, dims, out, ws):
     """Play one greedy self-play game on from ``board`` (turn ``t``, next roll
     ``rolls[r]``), keeping the position faced on roll at each turn in ``states``.
     Returns ``(status, t, r, points)``: status 0 the game ended (``points`` won by the
@@ -1074,7 +1200,7 @@ def _net_game(board, rolls, r, t, states, plus, w1, b1, rest, dims, out, ws):
     base = np.empty(26, dtype=np.int64)
     q = np.empty(26, dtype=np.int64)
     x0 = np.empty(w1.shape[0], dtype=np.float32)
-    gl = np.empty(15, dtype=np.float32)
+    gl = np.empty(19, dtype=np.float32)
     h0 = np.empty(width, dtype=np.float32)
     h = np.empty(wide, dtype=np.float32)
     g = np.empty(wide, dtype=np.float32)
@@ -1104,7 +1230,7 @@ def _net_game(board, rolls, r, t, states, plus, w1, b1, rest, dims, out, ws):
         for i in range(26):
             base[i] = ws[_B + i]
             q[i] = -ws[_B + 25 - i]
-        _first_layer(q, plus, x0, w1, b1, h0)
+        _first_layer(q, level, x0, w1, b1, h0)
         best = 0
         best_s = -math.inf
         best_won = 0
@@ -1113,7 +1239,7 @@ def _net_game(board, rolls, r, t, states, plus, w1, b1, rest, dims, out, ws):
             if won:
                 sc = 10.0 + won         # a play that wins now beats every other
             else:
-                _after_layer(out[k], base, plus, x0, h0, w1, q, gl, h[:width])
+                _after_layer(out[k], base, level, x0, h0, w1, q, gl, h[:width])
                 sc = -_equity_out(h, width, rest, dims, g, p)
             if sc > best_s:
                 best = k
@@ -1126,11 +1252,11 @@ def _net_game(board, rolls, r, t, states, plus, w1, b1, rest, dims, out, ws):
 
 
 @njit(cache=True)
-def _net_games(boards, rolls, rpos, turns, states, status, points, plus, w1, b1, rest, dims, out, ws):
+def _net_games(boards, rolls, rpos, turns, states, status, points, level, w1, b1, rest, dims, out, ws):
     for g in range(boards.shape[0]):
         if status[g] != 2:
             continue
-        st, t, r, pts = _net_game(boards[g], rolls[g], rpos[g], turns[g], states[g], plus, w1, b1, rest, dims,
+        st, t, r, pts = _net_game(boards[g], rolls[g], rpos[g], turns[g], states[g], level, w1, b1, rest, dims,
                                   out, ws)
         status[g] = st
         turns[g] = t
@@ -1138,7 +1264,7 @@ def _net_games(boards, rolls, rpos, turns, states, status, points, plus, w1, b1,
         points[g] = pts
 
 
-def net_selfplay(boards, rolls, rpos, turns, states, status, points, plus: bool, w1, b1, rest, dims) -> None:
+def net_selfplay(boards, rolls, rpos, turns, states, status, points, level: int, w1, b1, rest, dims) -> None:
     """Greedy self-play games of a network, in one compiled call, in place: game ``g``
     (those with ``status[g] == 2``) goes on from ``boards[g]`` (the player on roll's side)
     at turn ``turns[g]`` with the rolls ``rolls[g, rpos[g]:]``, keeps the position faced
@@ -1150,8 +1276,8 @@ def net_selfplay(boards, rolls, rpos, turns, states, status, points, plus: bool,
     length, 2 when its rolls ran out (add rolls and call again).  The network:
     ``w1`` (inputs x hidden float32), ``b1``, then ``rest`` (each further layer's weights,
     out x in, then its bias) with ``dims`` the widths from the first hidden layer to the
-    5 outputs; inputs ``"plus"`` when ``plus`` else ``"tesauro"``."""
-    _net_games(boards, rolls, rpos, turns, states, status, points, bool(plus), w1, b1, rest, dims, _OUT, _WS)
+    5 outputs; the inputs of feature ``level`` (0 tesauro, 1 plus, 2 contact)."""
+    _net_games(boards, rolls, rpos, turns, states, status, points, int(level), w1, b1, rest, dims, _OUT, _WS)
 
 
 def warm_up() -> None:
@@ -1173,9 +1299,9 @@ def warm_up() -> None:
     batch_afterstates(np.array([start] * 2), np.array([[3, 1], [4, 4]]))
     w = np.zeros(122)
     pubeval_rollouts(np.array([start]), np.ones((400, 2), dtype=np.int64) * [[6, 5]], w, w)
-    for plus, inputs in ((True, 207), (False, 198)):
-        encode_rows(row8[None, :], plus, np.empty((1, inputs), dtype=np.float32))
+    for level, inputs in ((2, 211), (1, 207), (0, 198)):
+        encode_rows(row8[None, :], level, np.empty((1, inputs), dtype=np.float32))
         net_selfplay(row8[None, :].copy(), np.array([[[6, 5]] * 4], dtype=np.int64), np.zeros(1, np.int64),
                      np.zeros(1, np.int64), np.empty((1, 3, 26), np.int8), np.full(1, 2, np.int64),
-                     np.zeros(1), plus, np.zeros((inputs, 4), np.float32), np.zeros(4, np.float32),
+                     np.zeros(1), level, np.zeros((inputs, 4), np.float32), np.zeros(4, np.float32),
                      np.zeros(4 * 5 + 5, np.float32), np.array([4, 5], np.int64))

@@ -94,10 +94,20 @@ def observation(position, on_roll: bool, dice=(), moves_left: int = 0) -> np.nda
 #     [201, 202]  my / his blots (single checkers on points 1..24) / 5
 #     [203, 204]  my / his longest run of made points (a prime) / 6
 #     [205, 206]  my / his checkers back in the other side's home board or on the bar / 5
+#
+# ``"contact"`` appends to those what GNU BG's contact inputs measure and a small net
+# learns slowly from points alone (:func:`contact_features` is the plain reference):
+#
+#     [207]       his shots: of the 36 rolls, those with which he could hit a blot of mine / 36
+#     [208]       my shots at his blots / 36
+#     [209, 210]  my / his rearmost checker's escapes: the rolls that carry it past every
+#                 point the other side holds in the 12 in front of it / 36
 
 from . import fast  # noqa: E402  (the compiled encoder lives with the other compiled kernels)
 
-FEATURE_SETS = {"tesauro": NUM_FEATURES, "plus": NUM_FEATURES + 9}
+FEATURE_SETS = {"tesauro": NUM_FEATURES, "plus": NUM_FEATURES + 9, "contact": NUM_FEATURES + 13}
+#: the compiled encoder's number for each feature set; each set extends the one before
+FEATURE_LEVELS = {"tesauro": 0, "plus": 1, "contact": 2}
 
 
 def encode(rows: np.ndarray, features: str = "tesauro") -> np.ndarray:
@@ -107,5 +117,78 @@ def encode(rows: np.ndarray, features: str = "tesauro") -> np.ndarray:
         raise ValueError(f"unknown feature set {features!r}; known: {', '.join(FEATURE_SETS)}")
     rows = np.ascontiguousarray(np.asarray(rows).reshape(-1, 26), dtype=np.int8)
     out = np.empty((len(rows), FEATURE_SETS[features]), dtype=np.float32)
-    fast.encode_rows(rows, features == "plus", out)
+    fast.encode_rows(rows, FEATURE_LEVELS[features], out)
     return out
+
+
+def _rolls():
+    """The 21 rolls with their weights out of 36."""
+    return [(a, b, 1 if a == b else 2) for a in range(1, 7) for b in range(a, 7)]
+
+
+def _hits(side, blot, bar, a, b) -> bool:
+    """Whether ``side``'s opponent (his checkers negative, moving up from his bar at 0)
+    rolling ``a``-``b`` reaches the blot on point ``blot``."""
+    steps = [a] * (4 if bar == 0 else 5 - bar) if a == b else None
+    sources = [0] if bar else [i for i in range(1, blot) if side[i] < 0]
+    for i in sources:
+        d = blot - i
+        if a != b:
+            if d in (a, b):
+                return True
+            if bar > 1:
+                continue
+            if d == a + b and (side[i + a] < 2 or side[i + b] < 2):
+                return True
+        else:
+            at = i
+            for s in steps:
+                at += s
+                if at > blot or (at < blot and side[at] >= 2):
+                    break
+                if at == blot:
+                    return True
+    return False
+
+
+def _shots_of(side) -> int:
+    blots = [p for p in range(1, 25) if side[p] == 1]
+    bar = -side[0]
+    return sum(w for a, b, w in _rolls() if any(_hits(side, p, bar, a, b) for p in blots))
+
+
+def _escapes_of(side) -> int:
+    mine = [p for p in range(1, 26) if side[p] > 0]
+    rear = max(mine, default=0)
+    held = [q for q in range(max(1, rear - 12), rear) if side[q] <= -2]
+    if not held:
+        return 36
+    lo = min(held)
+    free = lambda q: 1 <= q and side[q] > -2       # noqa: E731
+    total = 0
+    for a, b, w in _rolls():
+        if a != b:
+            ways = [[rear - a, rear - a - b], [rear - b, rear - a - b]]
+        else:
+            ways = [[rear - a * k for k in range(1, 5)]]
+        for way in ways:
+            past = False
+            for q in way:
+                if not free(q):
+                    break
+                if q < lo:
+                    past = True
+                    break
+            if past:
+                total += w
+                break
+    return total
+
+
+def contact_features(position) -> np.ndarray:
+    """The four ``"contact"`` inputs 207-210 of ``position`` (from its player on roll's
+    side), written plainly: the reference the compiled encoder is tested against."""
+    p = [int(v) for v in position]
+    swapped = [-v for v in reversed(p)]
+    return np.array([_shots_of(p), _shots_of(swapped), _escapes_of(p), _escapes_of(swapped)],
+                    dtype=np.float32) / np.float32(36.0)

@@ -50,3 +50,47 @@ def test_batch_afterstates_equal_one_call_per_board(rows):
             assert np.array_equal(mine, r[None, :])
         else:
             assert sorted(map(bytes, mine)) == sorted(map(bytes, one))
+
+
+def test_contact_inputs_equal_the_reference(rows):
+    from pipslab.envs.backgammon.features import contact_features
+    x = encode(rows, "contact")
+    assert x.shape == (len(rows), FEATURE_SETS["contact"])
+    assert np.array_equal(x[:, :207], encode(rows, "plus"))
+    want = np.array([contact_features(r) for r in rows])
+    assert np.array_equal(x[:, 207:], want)
+    assert (x[:, 207] > 0).any() and (x[:, 209] < 1).any()      # the rows hold shots and blocked checkers
+
+
+def _board(mine: dict, his: dict, my_bar: int = 0, his_bar: int = 0):
+    """A board from the player on roll's side: ``mine``/``his`` point -> checkers, both
+    in that player's numbering (his checkers negative in the board)."""
+    b = [0] * 26
+    for p, n in mine.items():
+        b[p] = n
+    for p, n in his.items():
+        b[p] = -n
+    b[25], b[0] = my_bar, -his_bar
+    return np.array([b], dtype=np.int8)
+
+
+@pytest.mark.parametrize("away,shots", [(6, 17), (7, 6), (8, 6), (11, 2), (12, 3), (1, 11), (2, 12)])
+def test_shots_at_a_blot_are_the_textbook_counts(away, shots):
+    # my blot on 14, one checker of his `away` pips behind it, nothing in between
+    x = encode(_board({14: 1, 24: 14}, {14 - away: 1, 1: 14}), "contact")[0]
+    assert round(x[207] * 36) == shots
+
+
+def test_a_made_point_between_stops_the_indirect_shots():
+    # 6 away, with my point 10 made: 6s (11), 5-1 (2), 4-2 (2) and 3-3 (via 11) still hit;
+    # 2-2 would have to stop on 10: 16 shots, not 17
+    x = encode(_board({14: 1, 10: 2, 24: 12}, {8: 1, 1: 14}), "contact")[0]
+    assert round(x[207] * 36) == 16
+
+
+def test_escapes_past_a_prime():
+    six = {p: 2 for p in range(18, 24)}
+    five = {p: 2 for p in range(19, 24)}
+    assert round(encode(_board({24: 1, 6: 14}, {**six, 1: 3}), "contact")[0][209] * 36) == 0
+    assert round(encode(_board({24: 1, 6: 14}, {**five, 1: 5}), "contact")[0][209] * 36) == 11   # a 6 jumps it
+    assert round(encode(_board({24: 1, 6: 14}, {1: 15}), "contact")[0][209] * 36) == 36         # nothing ahead

@@ -348,3 +348,35 @@ def test_a_second_trainer_on_the_same_folder_is_refused(tmp_path):
     # once the first is gone the folder is free again
     tb.train(tb.TrainArgs(games=16, hidden=[8], batch_games=16, eval_games=0, progress=False, out=str(out)))
     assert (out / "checkpoint.pt").exists()
+
+
+def test_grow_computes_what_the_smaller_net_did():
+    from pipslab.agents.td import grow
+    from backgammon_helpers import turn_positions
+    rows = np.array([list(p) for p in turn_positions(200, seed=8)], dtype=np.int8)
+    torch.manual_seed(0)
+    for small, features, hidden in ((TDNet("plus", [16]), "contact", [24]),
+                                    (TDNet("tesauro", [8, 4]), "plus", [8, 6]),
+                                    (TDNet("contact", [16]), "contact", [16])):
+        big = grow(small, features, hidden, seed=3)
+        assert big.config == {"features": features, "hidden": hidden}
+        assert np.allclose(big.probabilities(rows), small.probabilities(rows), atol=1e-6)
+        if hidden[0] != small.config["hidden"][0]:      # the new units are there to learn: not all zero
+            assert big.layers[0].weight[small.config["hidden"][0]:].abs().sum() > 0
+    for features, hidden in (("plus", [16]), ("contact", [8]), ("contact", [16, 8]), ("pixels", [16])):
+        with pytest.raises(PipslabError, match="cannot grow"):
+            grow(TDNet("contact", [16]), features, hidden)
+
+
+def test_init_from_a_smaller_net_grows_it(tmp_path, capfd):
+    small = _fresh_net(tmp_path / "small.pt", features="plus", hidden=[8])
+    r = pipslab_here(capfd, "train", "backgammon", "--games", "16", "--batch-games", "16", "--features", "contact",
+                     "--hidden", "12", "--init", str(small), "--eval-games", "0", "--out", str(tmp_path / "grown"),
+                     "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert load_net(str(tmp_path / "grown" / "net.pt")).config == {"features": "contact", "hidden": [12]}
+    # a bigger net cannot start a smaller one: one line, nothing trained
+    r = pipslab_here(capfd, "train", "backgammon", "--games", "16", "--batch-games", "16", "--hidden", "4",
+                     "--init", str(small), "--eval-games", "0", "--out", str(tmp_path / "shrunk"), "--no-progress")
+    assert r.returncode == 2 and "cannot grow" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "shrunk" / "net.pt").exists()
