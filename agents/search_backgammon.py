@@ -25,13 +25,23 @@ evaluator registered with ``register_evaluator("backgammon", NAME, factory)`` pl
 the same way, without touching this module.  The built-in ones are defined in
 :mod:`pipslab.agents.backgammon_evaluators`.
 
-* ``expectimax:plies=N,eval=E,filter=K`` — GNU BG-style n-ply over the ``K`` best plays by
-  pubeval (the move filter, default 8).  0-ply picks the candidate ``E`` ranks first
-  (``expectimax:plies=0,eval=pubeval`` plays like ``pubeval``); 1-ply scores each
-  candidate by the average over the opponent's 21 rolls of the state value, for the
-  mover, of the position after the reply ``E`` ranks first; 2-ply looks one roll further
-  under each reply.  A finished game scores its points (1, 2 for a gammon, 3 for a
-  backgammon).  The 21 rolls and their probabilities are the rules' table
+* ``expectimax:plies=N,eval=E,filter=K,margin=M,filter2=K2,margin2=M2`` — GNU BG-style
+  n-ply with its move filters: each play is valued at one ply only if it is among the
+  ``K`` best (default 8) at 0 ply within ``M`` (default 0.16) equity of the best; at 2 ply
+  only the ``K2`` best (default 2) at 1 ply within ``M2`` (default 0.04) are searched
+  deeper, and the best at the deepest ply reached is played (a dropped play is never
+  chosen; one survivor is played at once).  Why: most plays are hopeless at 0 ply, and
+  2 ply costs ~21 x 21 evaluations of each play it searches (measured on ``eval=td``:
+  K2=2, M2=0.04 chose differently from 2 ply over all K in 5% of positions, losing 0.0006
+  equity a move, in a fifth of the time).  The 0-ply values are ``E``'s own scores
+  (``pubeval``'s for ``eval=rollout``, whose 0 ply is the costly thing); a ranker's scores
+  are no equity, so only ``K`` applies to them.  0-ply plays ``E``'s best
+  (``expectimax:plies=0,eval=pubeval`` plays like ``pubeval``); 1-ply values a play by the
+  average over the opponent's 21 rolls of the state value, for the mover, after the
+  reply ``E`` ranks first; 2-ply looks one roll further under each reply.  A finished
+  game scores its points (1, 2 for a gammon, 3 for a backgammon).  Each depth is one
+  batch: all rolls' plays from one compiled call (``fast.batch_afterstates``), one
+  ``ranked`` call for them.  The 21 rolls and their probabilities are the rules' table
   (:data:`pipslab.envs.backgammon.game.CHANCE_OUTCOMES`).
 * ``mcts:iters=N,eval=E,c=C`` — UCT over afterstates with explicit chance nodes (a roll
   is sampled with its probability at each chance node); a new leaf is scored by ``E``'s
@@ -54,7 +64,7 @@ from pipslab.envs.errors import PipslabError
 from .backgammon import AfterstateAgent
 from .backgammon_evaluators import BackgammonRollout, PubevalEvaluator
 from .backgammon_value import finished_points, race_mask, swap
-from .evaluators import OPPONENT, ON_ROLL, WIN, BackgammonEvaluator, evaluators
+from .evaluators import OPPONENT, WIN, BackgammonEvaluator, evaluators
 from .evaluators import make_evaluator as _make_evaluator
 from .evaluators import reseed as _reseed
 from .registry import register
@@ -81,51 +91,107 @@ def make_evaluator(spec) -> BackgammonEvaluator:
 
 
 _PUBEVAL = PubevalEvaluator()
+_DICE = np.array(ROLLS, dtype=np.int64)     # the 21 rolls, as batch_afterstates takes them
 
 
-def _replies(afterstate):
-    """The opponent's afterstates for each of the 21 rolls, stacked: ``(rows, starts,
-    race)`` with roll ``k``'s plays at ``rows[starts[k]:starts[k+1]]`` (his unchanged
-    position when he cannot move) and ``race`` for the position before them."""
-    before = swap(np.asarray(afterstate, dtype=np.int64))
-    parts = []
-    for a, b in ROLLS:
-        rows = fast.afterstates(before, a, b)   # a view of a reused buffer: copied here
-        parts.append(rows.astype(np.int64) if len(rows) else before[None, :])
-    starts = np.cumsum([0] + [len(r) for r in parts])
-    return np.concatenate(parts), starts, _is_race(before)
+def _first_best(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """For each segment ``scores[offsets[g]:offsets[g + 1]]`` (none empty): the index of its
+    best score, the first of equal ones (as ``argmax``)."""
+    starts = offsets[:-1]
+    best = np.maximum.reduceat(scores, starts)
+    hits = np.flatnonzero(scores == np.repeat(best, np.diff(offsets)))
+    return hits[np.searchsorted(hits, starts)]
+
+
+def keep_best(values, k: int, margin: float) -> np.ndarray:
+    """GNU BG's move filter: the indices of the ``k`` best ``values`` that lie within
+    ``margin`` of the best, best first (equal values in their order)."""
+    values = np.asarray(values, dtype=float)
+    order = np.argsort(-values, kind="stable")[:k]
+    return order[values[order] >= values[order[0]] - margin]
 
 
 class ExpectimaxAgent(AfterstateAgent):
+    """GNU BG-style n-ply with its move filters (see the module docstring)."""
+
     name = "expectimax"
 
-    def __init__(self, plies: int = 1, eval: str = "pubeval", filter: int = 8):
+    def __init__(self, plies: int = 1, eval: str = "pubeval", filter: int = 8, margin: float = 0.16,
+                 filter2: int = 2, margin2: float = 0.04):
         super().__init__()
         if plies not in (0, 1, 2):
             raise PipslabError(f"expectimax: plies must be 0, 1 or 2, got {plies}")
-        if filter < 1:
-            raise PipslabError(f"expectimax: filter must be at least 1, got {filter}")
+        for key, k in (("filter", filter), ("filter2", filter2)):
+            if k < 1:
+                raise PipslabError(f"expectimax: {key} must be at least 1, got {k}")
+        for key, m in (("margin", margin), ("margin2", margin2)):
+            if not m >= 0:
+                raise PipslabError(f"expectimax: {key} must be 0 or more (equity), got {m}")
         self.plies = plies
         self.evaluator = make_evaluator(eval)
-        self.filter = filter
+        self.filter, self.margin, self.filter2, self.margin2 = filter, margin, filter2, margin2
+        # the root's 0-ply scores: the evaluator's own, but pubeval's for rollouts (rolling
+        # out every play is the very work the filter is there to save)
+        self.zero = _PUBEVAL if isinstance(self.evaluator, BackgammonRollout) else self.evaluator
+
+    @staticmethod
+    def _scores_are_equity(ev) -> bool:
+        return bool(ev.in_points or ev.has_probabilities)
+
+    def _ranked(self, rows, offsets, race) -> np.ndarray:
+        """``ranked`` of stacked plays, segment ``g``'s made from a position with ``race[g]``:
+        one evaluator call for each kind of position (contact, race) present."""
+        row_race = np.repeat(race, np.diff(offsets))
+        if row_race.all() or not row_race.any():
+            return np.asarray(self.evaluator.ranked(rows, bool(row_race[0])), dtype=float)
+        scores = np.empty(len(rows))
+        for flag in (False, True):
+            scores[row_race == flag] = self.evaluator.ranked(rows[row_race == flag], flag)
+        return scores
+
+    def _replies(self, befores, leaf: bool = True):
+        """For each board (the side of the player on roll, game not over) and each of his 21
+        rolls, in ``ROLLS`` order: the play the evaluator ranks first (his unchanged board
+        when he cannot move) and, with ``leaf``, its 0-ply value for him (exact points
+        when it ends the game): ``(n*21 x 26, n*21)``.  One compiled move generation and
+        one ``ranked`` call (two when races and contact positions mix) for all of them."""
+        n = len(befores)
+        rows, offsets = fast.batch_afterstates(np.repeat(befores, len(ROLLS), axis=0), np.tile(_DICE, (n, 1)))
+        rows = rows.astype(np.int64)
+        scores = self._ranked(rows, offsets, np.repeat(race_mask(befores), len(ROLLS)))
+        best = _first_best(scores, offsets)
+        chosen = rows[best]
+        if not leaf:
+            return chosen, None
+        if self._scores_are_equity(self.evaluator):   # his score is his value: no second call
+            done = finished_points(chosen)
+            return chosen, np.where(done != 0, done, scores[best])
+        return chosen, np.asarray(self.evaluator.values(swap(chosen), OPPONENT), dtype=float)
+
+    def values(self, afterstates, plies: int) -> np.ndarray:
+        """Expected points of afterstates (``k x 26``) for the player who just made each,
+        searched ``plies`` deep: a finished game its points; at 0 plies minus the
+        evaluator's state value of the opponent on roll; else the average over his 21
+        rolls of minus the value (for him) of the reply the evaluator ranks best, searched
+        one ply less.  Unfiltered below the root, and batched: all the afterstates' replies
+        at each depth in one move generation and one evaluator call."""
+        afterstates = np.asarray(afterstates, dtype=np.int64).reshape(-1, 26)
+        out = finished_points(afterstates).astype(float)
+        live = np.flatnonzero(out == 0)
+        if not len(live):
+            return out
+        if plies == 0:
+            out[live] = self.evaluator.values(swap(afterstates[live]), OPPONENT)
+            return out
+        replies, his = self._replies(swap(afterstates[live]), leaf=plies == 1)
+        if plies > 1:
+            his = self.values(replies, plies - 1)
+        out[live] = -(his.reshape(-1, len(ROLLS)) @ ROLL_P)
+        return out
 
     def value(self, afterstate: np.ndarray, plies: int) -> float:
-        """Expected points of an afterstate for the player who just made it, searched
-        ``plies`` deep: at 0 plies minus the evaluator's state value of the position for
-        the opponent on roll; else the average over his 21 rolls of minus the value of
-        the reply the evaluator ranks best, searched one ply less."""
-        done = finished_points(afterstate)[0]
-        if done:
-            return done
-        if plies == 0:
-            return float(self.evaluator.values(swap(afterstate)[None, :], OPPONENT)[0])
-        rows, starts, race = _replies(afterstate)
-        scores = self.evaluator.ranked(rows, race)
-        # the reply he would choose for each roll
-        replies = rows[[lo + int(np.argmax(scores[lo:hi])) for lo, hi in zip(starts[:-1], starts[1:])]]
-        if plies == 1:   # one batch: my values on roll after his replies (his finished games exact)
-            return float(ROLL_P @ self.evaluator.values(swap(replies), ON_ROLL))
-        return -sum(p * self.value(r, plies - 1) for p, r in zip(ROLL_P, replies))
+        """:meth:`values` of one afterstate."""
+        return float(self.values(np.asarray(afterstate)[None, :], plies)[0])
 
     def choose_play(self, view, plays, rng):
         if len(plays) == 1:
@@ -133,14 +199,36 @@ class ExpectimaxAgent(AfterstateAgent):
         _reseed(self.evaluator, rng)
         race = Position.is_race(view.turn_start)
         rows = np.array([p.position for p in plays], dtype=np.int64)
-        # move filter: the candidates are the best plays by pubeval (cheap) at 0 ply
-        prefilter = _PUBEVAL.ranked(rows, race)
-        order = np.argsort(-prefilter, kind="stable")[: self.filter]
+        # root filter: the best `filter` plays at 0 ply, within `margin` when the scores are equities
+        zero = self.zero.ranked(rows, race)
+        keep = keep_best(zero, self.filter, self.margin if self._scores_are_equity(self.zero) else np.inf)
         if self.plies == 0:   # the evaluator's own ranking (for pubeval: pubeval's play)
-            values = self.evaluator.ranked(rows[order], race)
-        else:
-            values = [self.value(rows[i], self.plies) for i in order]
-        return plays[int(order[int(np.argmax(values))])]
+            if self.zero is self.evaluator:
+                return plays[int(keep[0])]
+            return plays[int(keep[int(np.argmax(self.evaluator.ranked(rows[keep], race)))])]
+        if len(keep) == 1:
+            return plays[int(keep[0])]
+        # 1 ply for the kept plays: all their replies in one batch
+        after = rows[keep]
+        one = finished_points(after).astype(float)
+        live = np.flatnonzero(one == 0)
+        if len(live):
+            replies, his = self._replies(swap(after[live]))
+            one[live] = -(his.reshape(-1, len(ROLLS)) @ ROLL_P)
+        if self.plies == 1:
+            return plays[int(keep[int(np.argmax(one))])]
+        # second filter: the best `filter2` at 1 ply within `margin2`; 2 ply for those only
+        keep2 = keep_best(one, self.filter2, self.margin2)
+        if len(keep2) > 1:
+            two = one[keep2]          # a finished game keeps its points
+            slot = np.full(len(keep), -1)
+            slot[live] = np.arange(len(live))
+            deep = slot[keep2] >= 0
+            if deep.any():            # his replies are the 1-ply's: 2 ply is their 1 ply
+                under = replies.reshape(-1, len(ROLLS), 26)[slot[keep2][deep]].reshape(-1, 26)
+                two[deep] = -(self.values(under, 1).reshape(-1, len(ROLLS)) @ ROLL_P)
+            keep2 = keep2[[int(np.argmax(two))]]
+        return plays[int(keep[int(keep2[0])])]
 
 
 class _ChanceNode:

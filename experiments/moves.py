@@ -90,7 +90,7 @@ class PlayValue:
         from pipslab.agents.evaluators import OPPONENT
         rows = np.asarray(rows, dtype=np.int64).reshape(-1, 26)
         if self.search is not None:
-            return np.array([self.search.value(r, self.plies) for r in rows], dtype=float)
+            return np.asarray(self.search.values(rows, self.plies), dtype=float)
         return np.asarray(self.evaluator.values(swap(rows), OPPONENT), dtype=float)
 
 
