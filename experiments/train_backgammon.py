@@ -18,6 +18,10 @@ device are the skeleton's, :mod:`pipslab.experiments.trainer`):
    ``G[t] = flip((1 - λ) V(s[t+1]) + λ G[t+1])``; the net is fitted to them by minibatch
    Adam on the binary cross-entropy of its five sigmoid outputs.  Whole-batch targets
    (not online traces) let play run compiled on fixed weights; docs/training.md says why.
+   With ``--target one-ply`` the targets are instead the net's own value one roll ahead
+   (:func:`~pipslab.envs.backgammon.fast.one_ply_targets`, computed in the workers): the
+   play the net would make for each of the 21 rolls, averaged — what GNU BG's nets were
+   refined on (deeper evaluations) in place of the dice's noise.
 
 Randomness: the initial weights come from ``seed``; the dice of game ``g`` from
 ``numpy.random.default_rng([seed, g])``; the minibatch order of generation ``k`` from
@@ -43,6 +47,7 @@ from . import trainer as skeleton
 from .trainer import number, whole
 
 START = np.array(Position.start(), dtype=np.int8)
+TARGETS = ("lambda", "one-ply")
 # A game still running after this many turns is dropped (points 0, no targets): a barely
 # trained net can keep two sides hitting each other for ever; a trained one never does.
 MAX_TURNS = 3000
@@ -58,6 +63,10 @@ class TrainArgs(skeleton.TrainArgs):
     """the net's inputs: tesauro (198), plus (207) or contact (211)"""
     hidden: List[int] = field(default_factory=lambda: [128])
     """hidden layer sizes, e.g. 128 or 128,64"""
+    target: str = "lambda"
+    """what the net is fitted to: lambda (each game's λ-returns) or one-ply (the net's own
+    value one roll ahead, averaged over the 21 rolls: computed in the workers, 10x the
+    work of a game but without the dice's noise)"""
     lam: float = 0.7
     """λ of the λ-returns"""
     lr: float = 1e-3
@@ -83,6 +92,8 @@ class TrainArgs(skeleton.TrainArgs):
         whole(self, "lr_halflife", 0)
         number(self, "lam", 0, 1)
         number(self, "lr", 0, 1, open_low=True)
+        if self.target not in TARGETS:
+            raise PipslabError(f"--target must be one of {', '.join(TARGETS)}, got {self.target!r}")
         if self.features not in FEATURE_SETS:
             raise PipslabError(f"--features must be one of {', '.join(FEATURE_SETS)}, got {self.features!r}")
         if not self.hidden or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 4096
@@ -204,11 +215,25 @@ def _lambda_targets(V, lengths, finals, lam, G):
         start += T
 
 
+def one_ply(net, states, points):
+    """``(X, G)`` as :func:`targets`, the targets the net's 1-ply values of the positions
+    (:func:`~pipslab.envs.backgammon.fast.one_ply_targets`); ``net`` as for
+    :func:`play_generation`."""
+    features, arrays = (net.config["features"], net_arrays(net)) if isinstance(net, TDNet) else net
+    kept = [s for s, pts in zip(states, points) if pts > 0]
+    if not kept:
+        return np.zeros((0, FEATURE_SETS[features]), dtype=np.float32), np.zeros((0, 5))
+    rows = np.concatenate(kept)
+    return encode(rows, features), fast.one_ply_targets(rows, FEATURE_LEVELS[features], *arrays)
+
+
 def train_generation(net: TDNet, opt: torch.optim.Optimizer, states, points, args: TrainArgs,
-                     generation: int) -> float:
-    """λ-returns with the current net, then ``epochs`` passes of minibatch Adam over the
-    generation's positions.  Returns the mean loss."""
-    X, G = targets(net, states, points, args.lam)
+                     generation: int, fitted=None) -> float:
+    """λ-returns with the current net (or the targets ``fitted``: ``(X, G)``), then
+    ``epochs`` passes of minibatch Adam over the generation's positions.  Returns the
+    mean loss."""
+    X, G = targets(net, states, points, args.lam) if fitted is None else fitted
+    X = torch.as_tensor(X)
     device = next(net.parameters()).device
     X, Y = X.to(device), torch.from_numpy(G.astype(np.float32)).to(device)
     rng = np.random.default_rng([args.seed, 1, generation])
@@ -230,9 +255,12 @@ def train_generation(net: TDNet, opt: torch.optim.Optimizer, states, points, arg
 
 
 def play_shard(shared, first_game: int, count: int):
-    """A worker's part of a generation: ``(features, arrays, seed)`` -> games ``first_game ..``."""
-    features, arrays, seed = shared
-    return play_generation((features, arrays), seed, first_game, count)
+    """A worker's part of a generation: ``(features, arrays, seed, target)`` -> games
+    ``first_game ..`` as ``(states, points, fitted)``: with ``target`` one-ply the shard's
+    inputs and targets (:func:`one_ply`), else None."""
+    features, arrays, seed, target = shared
+    states, points = play_generation((features, arrays), seed, first_game, count)
+    return states, points, one_ply((features, arrays), states, points) if target == "one-ply" else None
 
 
 class TDTrainer(skeleton.Trainer):
@@ -258,10 +286,14 @@ class TDTrainer(skeleton.Trainer):
         args = self.args
         cpu = TDNet(args.features, args.hidden)
         cpu.load_state_dict({k: v.detach().cpu() for k, v in self.net.state_dict().items()})
-        parts = selfplay.map(play_shard, (args.features, net_arrays(cpu), args.seed), done, args.batch_games)
-        states = [s for st, _ in parts for s in st]
-        points = np.concatenate([p for _, p in parts])
-        loss = train_generation(self.net, self.opt, states, points, args, update)
+        parts = selfplay.map(play_shard, (args.features, net_arrays(cpu), args.seed, args.target), done,
+                             args.batch_games)
+        states = [s for st, _, _ in parts for s in st]
+        points = np.concatenate([p for _, p, _ in parts])
+        fitted = None
+        if args.target == "one-ply":
+            fitted = (np.concatenate([f[0] for _, _, f in parts]), np.concatenate([f[1] for _, _, f in parts]))
+        loss = train_generation(self.net, self.opt, states, points, args, update, fitted)
         return {"loss": loss, "plies": sum(map(len, states)) / max(len(states), 1)}
 
     def shown(self, stats):

@@ -1264,6 +1264,67 @@ def _net_games(boards, rolls, rpos, turns, states, status, points, level, w1, b1
         points[g] = pts
 
 
+@njit(cache=True)
+def _one_ply_rows(boards, level, w1, b1, rest, dims, targets, out, ws):
+    width = b1.shape[0]
+    wide = max(width, dims.max())
+    base = np.empty(26, dtype=np.int64)
+    q = np.empty(26, dtype=np.int64)
+    x0 = np.empty(w1.shape[0], dtype=np.float32)
+    gl = np.empty(19, dtype=np.float32)
+    h0 = np.empty(width, dtype=np.float32)
+    h = np.empty(wide, dtype=np.float32)
+    g = np.empty(wide, dtype=np.float32)
+    p = np.empty(5)
+    best = np.empty(5)
+    for r in range(boards.shape[0]):
+        for o in range(5):
+            targets[r, o] = 0.0
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                weight = (1.0 if d1 == d2 else 2.0) / 36.0
+                _load(boards[r], ws)
+                n = _generate(ws, d1, d2, 4 if d1 == d2 else 2, out)[0]
+                for i in range(26):
+                    base[i] = ws[_B + i]
+                    q[i] = -ws[_B + 25 - i]
+                _first_layer(q, level, x0, w1, b1, h0)
+                if n == 0:                      # no play: the opponent rolls on the same board
+                    for j in range(width):
+                        h[j] = h0[j]
+                    _equity_out(h, width, rest, dims, g, p)
+                    best[0], best[1], best[2], best[3], best[4] = 1.0 - p[0], p[3], p[4], p[1], p[2]
+                else:
+                    best_s = -math.inf
+                    for k in range(n):
+                        won = _won(out[k])
+                        if won:
+                            sc = 10.0 + won
+                        else:
+                            _after_layer(out[k], base, level, x0, h0, w1, q, gl, h[:width])
+                            sc = -_equity_out(h, width, rest, dims, g, p)
+                        if sc > best_s:
+                            best_s = sc
+                            if won:
+                                best[0], best[1], best[2], best[3], best[4] = 1.0, won >= 2, won >= 3, 0.0, 0.0
+                            else:
+                                best[0], best[1], best[2], best[3], best[4] = 1.0 - p[0], p[3], p[4], p[1], p[2]
+                for o in range(5):
+                    targets[r, o] += weight * best[o]
+
+
+def one_ply_targets(boards, level: int, w1, b1, rest, dims) -> np.ndarray:
+    """The network's 1-ply value of each board (``k x 26``, its player on roll): the
+    average over the 21 rolls of the five outcome probabilities, for that player, of the
+    play the network itself would make (the best afterstate equity, a play that bears off
+    the last checker its exact outcome; no play: the board passed on).  ``k x 5`` float64;
+    the network as :func:`net_selfplay` takes it."""
+    boards = np.ascontiguousarray(np.asarray(boards).reshape(-1, 26), dtype=np.int8)
+    targets = np.empty((len(boards), 5))
+    _one_ply_rows(boards, int(level), w1, b1, rest, dims, targets, _OUT, _WS)
+    return targets
+
+
 def net_selfplay(boards, rolls, rpos, turns, states, status, points, level: int, w1, b1, rest, dims) -> None:
     """Greedy self-play games of a network, in one compiled call, in place: game ``g``
     (those with ``status[g] == 2``) goes on from ``boards[g]`` (the player on roll's side)
@@ -1305,3 +1366,5 @@ def warm_up() -> None:
                      np.zeros(1, np.int64), np.empty((1, 3, 26), np.int8), np.full(1, 2, np.int64),
                      np.zeros(1), level, np.zeros((inputs, 4), np.float32), np.zeros(4, np.float32),
                      np.zeros(4 * 5 + 5, np.float32), np.array([4, 5], np.int64))
+        one_ply_targets(row8[None, :], level, np.zeros((inputs, 4), np.float32), np.zeros(4, np.float32),
+                        np.zeros(4 * 5 + 5, np.float32), np.array([4, 5], np.int64))

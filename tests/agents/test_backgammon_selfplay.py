@@ -91,3 +91,53 @@ def test_generation_targets_are_each_games_lambda_returns():
         start += len(s)
     assert len(X) == sum(map(len, kept))
     assert np.array_equal(G, np.concatenate(want))
+
+
+def test_one_ply_targets_are_the_nets_own_value_one_roll_ahead():
+    """The compiled 1-ply targets against a plain one: each of the 21 rolls' plays valued
+    by the torch net, the td agent's choice taken, its outcome probabilities (the mover's)
+    averaged with the rolls' weights."""
+    from backgammon_helpers import turn_positions
+    from pipslab.agents.td import flip
+    from pipslab.envs.backgammon.features import FEATURE_LEVELS
+    torch.manual_seed(4)
+    net = TDNet("contact", [16])
+    rows = np.array([list(p) for p in turn_positions(40, seed=3)]
+                    + [list(Position.from_points({1: 1}, {24: 1}))], dtype=np.int8)   # every roll wins here
+    got = fast.one_ply_targets(rows, FEATURE_LEVELS["contact"], *net_arrays(net))
+
+    def plain(b):
+        acc = np.zeros(5)
+        for a in range(1, 7):
+            for c in range(a, 7):
+                w = (1 if a == c else 2) / 36
+                afters = fast.afterstates(np.asarray(b, dtype=np.int64), a, c).astype(np.int64)
+                if not len(afters):
+                    acc += w * flip(net.probabilities(swap(np.asarray(b, dtype=np.int64)[None, :]))[0])
+                    continue
+                scores, points = play_scores(net, afters)
+                k = int(np.argmax(scores))
+                acc += w * (outcome_vector(points[k]) if points[k] else flip(net.probabilities(swap(afters[k:k + 1]))[0]))
+        return acc
+
+    want = np.array([plain(b) for b in rows])
+    assert np.allclose(got, want, atol=1e-6)
+    assert np.allclose(got[-1], [1, 0, 0, 0, 0])            # a single checker each, mine on the 1 point
+    assert np.allclose(got.sum(axis=0)[0] / len(got), want[:, 0].mean())
+
+
+def test_one_ply_training_fits_the_workers_targets(tmp_path):
+    """--target one-ply: the learner fits the 1-ply targets the shards computed (one
+    generation, two shards = one shard's targets stacked)."""
+    from pipslab.experiments.train_backgammon import one_ply, play_shard
+    torch.manual_seed(1)
+    net = TDNet("plus", [8])
+    arrays = net_arrays(net)
+    whole = play_shard(("plus", arrays, 5, "one-ply"), 0, 4)
+    halves = [play_shard(("plus", arrays, 5, "one-ply"), g, 2) for g in (0, 2)]
+    X = np.concatenate([h[2][0] for h in halves])
+    G = np.concatenate([h[2][1] for h in halves])
+    assert np.array_equal(X, whole[2][0]) and np.allclose(G, whole[2][1])
+    assert play_shard(("plus", arrays, 5, "lambda"), 0, 2)[2] is None
+    X2, G2 = one_ply(net, whole[0], whole[1])
+    assert np.allclose(G2, whole[2][1]) and ((G2 > -1e-9) & (G2 < 1 + 1e-9)).all()
