@@ -151,7 +151,7 @@ def finish_recipe_run(recipe, run, scale: float, stages: List[dict], games: int)
     data = {
         "card_version": CARD_VERSION, "name": recipe.name, "game": recipe.game, "options": recipe.options,
         "description": recipe.description, "unit": unit,
-        "recipe_command": _rel(run.command, out), "scale": scale,
+        "recipe_command": _rel(run.command, out), "scale": scale, "start": recipe.start or None,
         "full_scale": scale == 1, "history": None,
         "stages": [{"name": st.name, "command": _rel(s["command"], out), "done": s["result"]["done"],
                     "updates": s["result"]["updates"], "wall_s": s["result"]["wall_s"]}
@@ -195,6 +195,10 @@ def card_text(data: dict, curve_png: str, curve_csv: str) -> str:
           f"{net['outputs']} outputs; {net['parameters']:,} parameters, float32, read with "
           "`torch.load(weights_only=True)`.", ""]
     L += ["## How it was trained", ""]
+    if data.get("start"):
+        L += [f"Its first stage starts from the shipped net `{data['start']}` (`{data['start']}.md`, retrained by "
+              f"`pipslab train --recipe {data['start']} --out DIR`), grown to this net's inputs and layers where "
+              "they differ (the same function at the start).", ""]
     if data.get("full_scale"):
         L += [f"It is exactly the output of its recipe at full scale: `{data['recipe_command']}` "
               f"(`experiments/recipes/{name}.toml`), stages chained by the trainer.", ""]

@@ -79,6 +79,28 @@ def test_a_recipe_runs_from_nothing_at_a_small_scale(tmp_path, capfd):
     assert manifest["status"] == "done" and manifest["recipe"] == "happy-block"
 
 
+def test_a_backgammon_recipe_from_a_shipped_net_draws_the_error_rate_curve(tmp_path, capfd):
+    """``start`` = a shipped net, grown to the stage's size; every evaluation keeps its
+    net, and the card draws their error rates on the benchmark, the start net's at 0."""
+    pytest.importorskip("gnubg_nn")           # the recipe's curve is against gnubg ([bench] extra)
+    out = tmp_path / "bg"
+    r = pipslab_here(capfd, "train", "--recipe", "backgammon", "--scale", "0.0002", "--out", str(out),
+                     "--no-progress")
+    assert r.returncode == 0, r.stderr
+    data = json.loads((out / "card.json").read_text())
+    assert data["start"] == "backgammon-v1" and "--init backgammon-v1" in data["stages"][0]["command"]
+    import csv
+    rows = list(csv.DictReader((out / "error-curve.csv").open()))
+    kept = sorted((out / "stages" / "1-contact-256" / "evals").glob("*-net.pt"))
+    assert len(rows) == len(kept) + 1 and rows[0]["games"] == "0" and rows[0]["stage"] == "start (backgammon-v1)"
+    from pipslab.experiments.benchmark_backgammon import error_rate
+    from pipslab.agents.td import load_net
+    assert float(rows[0]["error_rate"]) == pytest.approx(error_rate(load_net("backgammon-v1"))["error_rate"], abs=1e-3)
+    card = (out / "model-card.md").read_text()
+    assert "error-curve.png" in card and "starts from the shipped net `backgammon-v1`" in card
+    assert (out / "error-curve.png").is_file()
+
+
 def _recipe_process(*argv):
     return subprocess.Popen([sys.executable, "-m", "pipslab.experiments.cli", "train", *argv, "--no-progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -159,6 +181,8 @@ def test_bad_recipes_and_bad_runs_are_one_line_and_exit_2(tmp_path, capfd, monke
                                   + EVALUATION)], "no budget"),
         (["--recipe", _bad_recipe(tmp_path, 'game = "happy"\n' + GOOD_STAGE.replace("hidden = [8]", "lr = 7.0")
                                   + EVALUATION)], "--lr must lie in"),
+        (["--recipe", _bad_recipe(tmp_path, 'game = "happy"\nstart = "no-such-net"\n' + GOOD_STAGE + EVALUATION)],
+         "start must name a shipped net"),
         (["--recipe", "happy-block", "--scale", "0"], "--scale must be a number above 0"),
         (["--recipe", "happy-block", "--scale", "-1"], "--scale must be a number above 0"),
         (["--recipe", "happy-block"], "--recipe needs --out"),
@@ -209,3 +233,22 @@ def test_resume_of_a_folder_made_by_another_recipe_is_refused(tmp_path, capfd):
     assert r.returncode == 2 and "holds a different recipe run (recipe: 'happy-block' there, 'happy-draw' here" \
         in r.stderr, r.stderr
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_a_recipe_that_starts_from_a_shipped_net_grows_it(tmp_path):
+    """``start = NAME``: the first stage's --init is the shipped net's name (no machine
+    path in the card), and a bigger stage starts from it grown, computing what it did."""
+    import numpy as np
+
+    from pipslab.agents.td import load_net
+    from pipslab.envs.backgammon import Position
+    from pipslab.experiments.recipe import stage_args
+    from pipslab.experiments.train_backgammon import TDTrainer
+    recipe = load_recipe("backgammon")
+    assert recipe.start == "backgammon-v1"
+    args = stage_args(recipe, 0, tmp_path, 1.0, {})
+    assert args.init == "backgammon-v1" and args.features == "contact"
+    trainer = TDTrainer(args, torch.device("cpu"))
+    trainer.init_from(args.init)
+    rows = np.array([Position.start()] * 2, dtype=np.int8)
+    assert np.allclose(trainer.net.probabilities(rows), load_net("backgammon-v1").probabilities(rows), atol=1e-6)
