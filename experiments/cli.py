@@ -78,7 +78,9 @@ def main(argv=None) -> int:
         try:
             argv = sys.argv[1:] if argv is None else list(argv)
             parser = build_parser(argv)
+            interrupts.check()
             args = parser.parse_args(argv)
+            interrupts.check()
             code = int(args._run(args) or 0)
             sys.stdout.flush()
             return code

@@ -163,6 +163,8 @@ class Run:
         self.close(None if et is None else ("interrupted" if issubclass(et, KeyboardInterrupt) else "failed"))
 
     def open(self) -> "Run":
+        from pipslab import interrupts
+        interrupts.check()              # a Ctrl-C of the command's start-up that a library swallowed
         self._mkdir()
         try:
             self.lock = RunLock(self.out).acquire(self.command)

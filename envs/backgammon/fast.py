@@ -1189,6 +1189,17 @@ def _equity_out(h, width, rest, dims, g, p):
 
 
 @njit(cache=True)
+def _net_scratch(w1, b1, dims):
+    """The work arrays of valuing afterstates with a network: two boards, the first
+    layer's inputs, the global inputs, its sums before a play and after, the next layer's
+    sums and the five outputs."""
+    wide = max(b1.shape[0], dims.max())
+    return (np.empty(26, dtype=np.int64), np.empty(26, dtype=np.int64), np.empty(w1.shape[0], dtype=np.float32),
+            np.empty(19, dtype=np.float32), np.empty(b1.shape[0], dtype=np.float32),
+            np.empty(wide, dtype=np.float32), np.empty(wide, dtype=np.float32), np.empty(5))
+
+
+@njit(cache=True)
 def _net_game(board, rolls, r, t, states, level, w1, b1, rest, dims, out, ws):
     """Play one greedy self-play game on from ``board`` (turn ``t``, next roll
     ``rolls[r]``), keeping the position faced on roll at each turn in ``states``.
@@ -1196,15 +1207,7 @@ def _net_game(board, rolls, r, t, states, level, w1, b1, rest, dims, out, ws):
     last mover), 1 it reached ``states``' length (dropped), 2 the rolls ran out (``board``
     holds the position to go on from)."""
     width = b1.shape[0]
-    wide = max(width, dims.max())
-    base = np.empty(26, dtype=np.int64)
-    q = np.empty(26, dtype=np.int64)
-    x0 = np.empty(w1.shape[0], dtype=np.float32)
-    gl = np.empty(19, dtype=np.float32)
-    h0 = np.empty(width, dtype=np.float32)
-    h = np.empty(wide, dtype=np.float32)
-    g = np.empty(wide, dtype=np.float32)
-    p = np.empty(5)
+    base, q, x0, gl, h0, h, g, p = _net_scratch(w1, b1, dims)
     _load(board, ws)
     while t < states.shape[0]:
         if r >= rolls.shape[0]:
@@ -1267,15 +1270,7 @@ def _net_games(boards, rolls, rpos, turns, states, status, points, level, w1, b1
 @njit(cache=True)
 def _one_ply_rows(boards, level, w1, b1, rest, dims, targets, out, ws):
     width = b1.shape[0]
-    wide = max(width, dims.max())
-    base = np.empty(26, dtype=np.int64)
-    q = np.empty(26, dtype=np.int64)
-    x0 = np.empty(w1.shape[0], dtype=np.float32)
-    gl = np.empty(19, dtype=np.float32)
-    h0 = np.empty(width, dtype=np.float32)
-    h = np.empty(wide, dtype=np.float32)
-    g = np.empty(wide, dtype=np.float32)
-    p = np.empty(5)
+    base, q, x0, gl, h0, h, g, p = _net_scratch(w1, b1, dims)
     best = np.empty(5)
     for r in range(boards.shape[0]):
         for o in range(5):

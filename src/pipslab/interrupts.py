@@ -23,3 +23,11 @@ def install() -> None:
 def noted() -> bool:
     """Whether a SIGINT arrived since :func:`install`."""
     return bool(_NOTED)
+
+
+def check() -> None:
+    """Raise KeyboardInterrupt if a SIGINT was noted: one that landed inside a library
+    whose import swallows every exception (a bare ``except:``) is still honoured at the
+    command's next step instead of being lost."""
+    if _NOTED:
+        raise KeyboardInterrupt

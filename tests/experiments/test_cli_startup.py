@@ -28,3 +28,15 @@ def test_ctrl_c_during_start_up_is_one_line_and_130(tmp_path, delay):
     err = p.communicate(timeout=120)[1]
     assert p.returncode == 130, (p.returncode, err)
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_swallowed_interrupt_is_still_honoured_at_the_next_step(monkeypatch, capfd):
+    """A SIGINT noted during start-up whose KeyboardInterrupt a library's bare ``except:``
+    swallowed: the command still ends with its one line and 130, before the run begins."""
+    from pipslab import interrupts
+    from harness_helpers import pipslab_here
+    monkeypatch.setattr(interrupts, "_NOTED", [signal.SIGINT])
+    r = pipslab_here(capfd, "tournament", "happy", "--games", "4", "--no-progress")
+    assert r.returncode == 130 and r.stderr.strip() == "pipslab: interrupted", r.stderr
+    monkeypatch.setattr(interrupts, "_NOTED", [])
+    interrupts.check()                       # nothing noted: nothing raised
