@@ -13,8 +13,9 @@ evaluation through the tournament harness (``evaluation/``), and the generated m
 (``model-card.md`` from ``card.json``; :mod:`pipslab.experiments.model_card`).  A stage
 after the first starts from the previous stage's ``net.pt`` inside the run folder, never
 from a file outside it; the first starts from fresh weights, or from a shipped net the
-recipe names (``start = "NAME"``, itself retrained by its own recipe).  ``--scale F`` multiplies every budget — stages, schedules,
-evaluation games — so a recipe can be smoke-tested in seconds.
+recipe names (``start = "NAME"``, itself retrained by its own recipe).  ``--scale F``
+multiplies every budget — stages, schedules, evaluation games — so a recipe can be
+smoke-tested in seconds.
 """
 from __future__ import annotations
 
@@ -131,7 +132,7 @@ def parse_recipe(name: str, data: dict, text: str, where: str) -> Recipe:
     except PipslabError as exc:
         raise PipslabError(f"{where}: {exc}") from None
     seed = _need(data, "seed", int, where, default=0)
-    start = _need(data, "start", str, where, default="") if "start" in data else ""
+    start = _need(data, "start", str, where) if "start" in data else ""
     if start:
         from pipslab.agents.netfiles import shipped_nets
         if start not in shipped_nets():
