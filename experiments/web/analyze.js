@@ -18,7 +18,9 @@ async function ask(request, draw) {
     const data = await request();
     if (mine !== asked) return;
     draw(data);
-    document.body.dataset.status = "shown";
+    // drawing may itself ask again (opening a record steps to its first move): then that
+    // request is the one pending, and the page is not "shown" until its answer is drawn
+    if (mine === asked) document.body.dataset.status = "shown";
   } catch (err) {
     if (mine !== asked) return;
     showError(err.message);
