@@ -94,7 +94,7 @@ _PUBEVAL = PubevalEvaluator()
 _DICE = np.array(ROLLS, dtype=np.int64)     # the 21 rolls, as batch_afterstates takes them
 
 
-def _first_best(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+def first_best(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """For each segment ``scores[offsets[g]:offsets[g + 1]]`` (none empty): the index of its
     best score, the first of equal ones (as ``argmax``)."""
     starts = offsets[:-1]
@@ -159,7 +159,7 @@ class ExpectimaxAgent(AfterstateAgent):
         rows, offsets = fast.batch_afterstates(np.repeat(befores, len(ROLLS), axis=0), np.tile(_DICE, (n, 1)))
         rows = rows.astype(np.int64)
         scores = self._ranked(rows, offsets, np.repeat(race_mask(befores), len(ROLLS)))
-        best = _first_best(scores, offsets)
+        best = first_best(scores, offsets)
         chosen = rows[best]
         if not leaf:
             return chosen, None

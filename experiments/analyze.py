@@ -257,7 +257,6 @@ class BackgammonReference:
 
     def judge(self, decision: Decision, rng) -> dict:
         """As :meth:`DominoReference.judge` (a rollout evaluator reseeded from ``rng``)."""
-        from pipslab.agents.evaluators import reseed
         from pipslab.envs.backgammon import legal_plays
         from pipslab.envs.backgammon.moves import dice_to_play
         start, roll = decision.state, decision.roll
@@ -272,18 +271,28 @@ class BackgammonReference:
         row["choice"] = plays[chosen].notation
         if len(plays) < 2:
             return row
-        rows = np.array([p.position for p in plays], dtype=np.int64)
-        reseed(self._zero, rng)
-        keep = list(range(len(plays)))
-        if self.filter:
-            zero = mover_equity(self._zero, rows)
-            order = [int(i) for i in np.argsort(-zero, kind="stable")]
-            keep = [i for i in order[:self.filter] if zero[i] >= zero[order[0]] - FILTER_WITHIN]
-            if chosen not in keep:
-                keep.append(chosen)
-        values = dict(zip(keep, np.asarray(self._value(rows[keep]), dtype=float)))
-        best = _best_of(keep, values.get, chosen)
+        values, kept = self.play_values(np.array([p.position for p in plays]), rng, also=(chosen,))
+        best = _best_of([int(i) for i in kept], values.__getitem__, chosen)
         return dict(row, best=plays[best].notation, loss=values[best] - values[chosen], how=f"{self.plies}-ply")
+
+    def play_values(self, rows, rng=None, also=()):
+        """``(values, kept)``: the mover's equity after each play (``rows``, afterstates
+        from his side) — at full depth for the plays GNU BG's move filter keeps (the best
+        ``filter`` at 0 ply within 0.16; every play without a filter) and for ``also``, at
+        0 ply for the others — and the indices valued at full depth, in the order valued.
+        ``rng`` reseeds a random evaluator first."""
+        from pipslab.agents.evaluators import reseed
+        from pipslab.agents.search_backgammon import keep_best
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1, 26)
+        if rng is not None:
+            reseed(self._zero, rng)
+        if not self.filter:
+            return np.asarray(self._value(rows), dtype=float), np.arange(len(rows))
+        values = mover_equity(self._zero, rows)
+        kept = [int(i) for i in keep_best(values, self.filter, FILTER_WITHIN)]
+        kept += [int(i) for i in also if int(i) not in kept]
+        values[kept] = np.asarray(self._value(rows[kept]), dtype=float)
+        return values, np.array(kept, dtype=np.int64)
 
 
 def mover_equity(evaluator, rows) -> np.ndarray:

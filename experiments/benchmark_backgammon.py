@@ -29,8 +29,6 @@ JSON string: ``format``, ``version``, ``reference``, ``reference_spec``, ``comma
 from __future__ import annotations
 
 import argparse
-import base64
-import binascii
 import json
 import shlex
 import sys
@@ -44,7 +42,7 @@ import numpy as np
 
 from pipslab.envs.errors import PipslabError, excerpt
 
-from .analyze import BACKGAMMON_BLUNDER, FILTER_WITHIN, mover_equity
+from .analyze import BACKGAMMON_BLUNDER, FILTER_WITHIN
 
 FORMAT, VERSION = "pipslab-backgammon-benchmark", 1
 SHIPPED = Path(__file__).resolve().parent / "benchmarks" / "backgammon.npz"
@@ -140,37 +138,11 @@ class Benchmark:
 
 
 def decode_ids(ids) -> np.ndarray:
-    """GNU BG Position IDs (an S14 array) as boards (k x 26 int8), vectorized and checked
-    as :meth:`Position.from_id` checks one; one line for a bad one."""
-    ids = np.asarray(ids)
-    k = len(ids)
-    if k == 0:
-        return np.zeros((0, 26), dtype=np.int8)
-    text = ids.astype("S14")
-    if (np.char.str_len(text) != 14).any():
-        raise PipslabError("a malformed Position ID")
-    try:      # each ID padded to 16 characters (12 bytes, of which the first 10 are the ID's)
-        raw = base64.b64decode(b"".join(i + b"AA" for i in text.tolist()), validate=True)
-    except (binascii.Error, ValueError):
-        raise PipslabError("a malformed Position ID") from None
-    bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8).reshape(k, 12)[:, :10], axis=1, bitorder="little")
-    zero = bits == 0
-    place = np.cumsum(zero, axis=1) - zero            # the places ended before each bit
-    if (place[:, -1] + zero[:, -1] < 50).any() or (bits.astype(bool) & (place >= 50)).any():
-        raise PipslabError("a Position ID that does not encode 50 places")
-    ones = bits.astype(bool)
-    r = np.broadcast_to(np.arange(k)[:, None], bits.shape)
-    counts = np.bincount((r * 50 + place)[ones], minlength=k * 50).reshape(k, 50)
-    theirs, mine = counts[:, :25], counts[:, 25:]
-    if (theirs.sum(axis=1) > 15).any() or (mine.sum(axis=1) > 15).any():
-        raise PipslabError("a Position ID with more than 15 checkers a side")
-    if ((mine[:, :24] > 0) & (theirs[:, 23::-1] > 0)).any():
-        raise PipslabError("a Position ID with checkers of both players on one point")
-    out = np.zeros((k, 26), dtype=np.int8)
-    out[:, 1:25] = mine[:, :24] - theirs[:, 23::-1]
-    out[:, 25] = mine[:, 24]
-    out[:, 0] = -theirs[:, 24]
-    return out
+    """GNU BG Position IDs (an S14 array) as boards (k x 26 int8), by
+    :meth:`Position.from_id` (its checks, its one-line errors)."""
+    from pipslab.envs.backgammon import Position
+    ids = np.asarray(ids).astype("S14").tolist()
+    return np.array([Position.from_id(i.decode("ascii", "replace")) for i in ids], dtype=np.int8).reshape(-1, 26)
 
 
 def _ids(positions) -> np.ndarray:
@@ -255,47 +227,27 @@ class Reference:
     """Values afterstates (k x 26, the mover's side) for the mover: ``(equity, plies)``.
     ``gnubg:plies=0|1|2[,filter=K]`` (GNU BG through gnubg-nn; ``filter=K``: the best K at
     0 ply within 0.16 at full depth, the others at 0 ply; ``0``: all at full depth) or any
-    backgammon evaluator spec (:class:`~pipslab.experiments.moves.PlayValue`, every play)."""
+    backgammon evaluator spec (:class:`~pipslab.experiments.moves.PlayValue`, every play) —
+    :meth:`~pipslab.experiments.analyze.BackgammonReference.play_values`, as analyze values
+    plays."""
 
     def __init__(self, spec: str = DEFAULT_REFERENCE):
         from .analyze import BackgammonReference
-        from .moves import PlayValue
         spec = str(spec).strip()
+        self._ref = BackgammonReference(spec)         # checks the spec; one line without gnubg-nn
         if spec.partition(":")[0].strip() == "gnubg":
-            ref = BackgammonReference(spec)           # checks the spec; one line without gnubg-nn
-            from pipslab.agents.backgammon_evaluators import GnubgEvaluator
-            self.spec, self.plies, self.filter = ref.spec, ref.plies, ref.filter
-            self._zero = GnubgEvaluator()
-            self._deep = GnubgEvaluator(self.plies) if self.plies else self._zero
-            head = ref.label.split(",")[0]
-            self.label = head + (", every play at full depth" if not self.filter else
-                                 f", the best {self.filter} plays at 0 ply within {FILTER_WITHIN} at full depth, "
-                                 "the others at 0 ply")
-            self._value = None
+            self.label = self._ref.label.split(",")[0] + (
+                ", every play at full depth" if not self._ref.filter else
+                f", the best {self._ref.filter} plays at 0 ply within {FILTER_WITHIN} at full depth, the others at 0 ply")
         else:
-            self._value = PlayValue(spec)
-            self.spec, self.plies, self.filter = spec, self._value.plies, 0
+            self._ref.filter = 0                        # an evaluator spec: every play at its full depth
             self.label = f"{spec}, every play"
+        self.spec, self.plies, self.filter = self._ref.spec, self._ref.plies, self._ref.filter
 
     def __call__(self, rows, rng=None):
-        from pipslab.agents.evaluators import reseed
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1, 26)
-        if self._value is not None:
-            if rng is not None:
-                reseed(self._value.evaluator, rng)
-            return np.asarray(self._value(rows), dtype=float), np.full(len(rows), self.plies, dtype=np.uint8)
-        plies = np.full(len(rows), self.plies, dtype=np.uint8)
-        keep = np.arange(len(rows))
-        if self.filter:
-            zero = mover_equity(self._zero, rows)
-            order = np.argsort(-zero, kind="stable")
-            keep = np.array([i for i in order[:self.filter] if zero[i] >= zero[order[0]] - FILTER_WITHIN])
-            plies[:] = 0
-            plies[keep] = self.plies
-            values = zero.copy()
-        else:
-            values = np.empty(len(rows))
-        values[keep] = mover_equity(self._deep, rows[keep])
+        values, kept = self._ref.play_values(rows, rng)
+        plies = np.zeros(len(values), dtype=np.uint8)
+        plies[kept] = self.plies
         return values, plies
 
 
@@ -430,10 +382,8 @@ def choices(chooser, benchmark=None, seed: int = 0) -> np.ndarray:
     from pipslab.agents.td import TDNet, play_scores
     if not isinstance(chooser, TDNet):
         raise PipslabError(f"a chooser is a TDNet or an agent spec, got {type(chooser).__name__}")
-    scores = play_scores(chooser, bench.rows)[0]
-    top = np.maximum.reduceat(scores, bench.offsets[:-1])
-    at = np.flatnonzero(scores == np.repeat(top, bench.counts))
-    return at[np.searchsorted(at, bench.offsets[:-1])]
+    from pipslab.agents.search_backgammon import first_best
+    return first_best(play_scores(chooser, bench.rows)[0], bench.offsets)
 
 
 def _agent_choices(spec: str, bench: Benchmark, seed: int) -> np.ndarray:

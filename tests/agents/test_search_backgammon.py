@@ -172,8 +172,8 @@ def test_keep_best_keeps_at_most_k_within_the_margin():
     assert keep_best(v, 2, 10).tolist() == [1, 3]
     assert keep_best(v, 8, 0).tolist() == [1, 3]
     assert keep_best(v, 1, 0).tolist() == [1]
-    from pipslab.agents.search_backgammon import _first_best   # each roll's reply: argmax, first of equals
-    assert _first_best(np.array([1.0, 3, 3, 0, 2, 2]), np.array([0, 3, 4, 6])).tolist() == [1, 3, 4]
+    from pipslab.agents.search_backgammon import first_best   # each roll's reply: argmax, first of equals
+    assert first_best(np.array([1.0, 3, 3, 0, 2, 2]), np.array([0, 3, 4, 6])).tolist() == [1, 3, 4]
 
 
 def test_the_filters_keep_the_best_k_within_the_margin_at_each_ply():
