@@ -464,15 +464,8 @@ def main(argv=None) -> int:
     r.add_argument("--benchmark", default=None, metavar="FILE", help="default: the shipped one")
     r.add_argument("--seed", type=seed_arg, default=0)
     args = ap.parse_args(argv)
-    try:
-        return _make(args) if args.what == "make" else _rate(args)
-    except PipslabError as exc:
-        sys.stdout.flush()
-        sys.stderr.write(f"benchmark_backgammon: error: {str(exc).splitlines()[0] if str(exc) else exc}\n")
-        return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("benchmark_backgammon: interrupted\n")
-        return 130
+    from .cliargs import guarded
+    return guarded("benchmark_backgammon", lambda: _make(args) if args.what == "make" else _rate(args))
 
 
 def _make(args) -> int:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 
 from pipslab import interrupts
-from pipslab.envs.errors import PipslabError
+
+from .cliargs import guarded
 
 # subcommand -> (module, one-line help)
 SUBCOMMANDS = {
@@ -59,48 +59,18 @@ def build_parser(argv=()) -> argparse.ArgumentParser:
     return parser
 
 
-def _quiet_stdout() -> None:
-    """stdout's reader went away (``pipslab … | head``): send what is left to /dev/null, so
-    neither the rest of the output nor Python's flush at exit raises again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
 def main(argv=None) -> int:
-    """Run one subcommand; every way it can end is an exit status and at most one line on
-    stderr: a user error 2, Ctrl-C (also while the subcommands load) 130, a closed stdout
-    pipe 141 (as a process killed by SIGPIPE) — never a traceback for these."""
-    try:
-        try:
-            argv = sys.argv[1:] if argv is None else list(argv)
-            parser = build_parser(argv)
-            interrupts.check()
-            args = parser.parse_args(argv)
-            interrupts.check()
-            code = int(args._run(args) or 0)
-            sys.stdout.flush()
-            return code
-        except PipslabError as exc:
-            sys.stdout.flush()
-            sys.stderr.write(f"pipslab: error: {exc}\n")
-            return 2
-        except KeyboardInterrupt:
-            sys.stderr.write("pipslab: interrupted\n")
-            return 130
-        except Exception:
-            if not interrupts.noted():   # Ctrl-C inside a compiled module's import surfaces as another error
-                raise
-            sys.stderr.write("pipslab: interrupted\n")
-            return 130
-    except BrokenPipeError:
-        _quiet_stdout()
-        return 141
-    except KeyboardInterrupt:   # a second Ctrl-C while the first was being reported
-        return 130
+    """Run one subcommand (:func:`~pipslab.experiments.cliargs.guarded`: a user error 2, Ctrl-C 130, a
+    closed stdout 141)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+
+    def run() -> int:
+        parser = build_parser(argv)
+        interrupts.check()
+        args = parser.parse_args(argv)
+        interrupts.check()
+        return args._run(args)
+    return guarded("pipslab", run)
 
 
 if __name__ == "__main__":

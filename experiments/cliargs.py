@@ -3,10 +3,13 @@ the games' option flags (``--mode``, ``--players`` … and ``--option KEY=VALUE`
 config files whose keys and types are checked (:func:`load_config`)."""
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
+from pipslab import interrupts
 from pipslab.envs.errors import PipslabError, excerpt
 from pipslab.envs.game import GAMES
 
@@ -162,3 +165,44 @@ def load_config(path_text: str, schema: Dict[str, Kind], section: Optional[str] 
         if not kind.test(value):
             raise PipslabError(f"{path}: {key} must be {kind.what}, got {kind_of(value)} {excerpt(value)}")
     return data
+
+
+# ------------------------------------------------------------------ entry points
+def _quiet_stdout() -> None:
+    """stdout's reader went away (``pipslab … | head``): send what is left to /dev/null, so
+    neither the rest of the output nor Python's flush at exit raises again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def guarded(prog: str, body) -> int:
+    """``body()``'s exit status, every way it can end an exit status and at most one line
+    on stderr, prefixed ``prog``: a user error (PipslabError) 2, Ctrl-C (also while
+    modules load) 130, a closed stdout pipe 141 (as a process killed by SIGPIPE) — never
+    a traceback for these.  The ``pipslab`` command and the ``python -m`` tools share it."""
+    try:
+        try:
+            code = int(body() or 0)
+            sys.stdout.flush()
+            return code
+        except PipslabError as exc:
+            sys.stdout.flush()
+            sys.stderr.write(f"{prog}: error: {exc}\n")
+            return 2
+        except KeyboardInterrupt:
+            sys.stderr.write(f"{prog}: interrupted\n")
+            return 130
+        except Exception:
+            if not interrupts.noted():   # Ctrl-C inside a compiled module's import surfaces as another error
+                raise
+            sys.stderr.write(f"{prog}: interrupted\n")
+            return 130
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 141
+    except KeyboardInterrupt:   # a second Ctrl-C while the first was being reported
+        return 130

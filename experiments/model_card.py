@@ -270,6 +270,10 @@ def measure(recipe, nets_dir: Path, workdir: Path, progress: bool = False) -> di
 
 
 def render(name: str, nets_dir: Path) -> None:
-    """``NAME.md`` from ``NAME.json`` in ``nets_dir``."""
-    data = json.loads((nets_dir / f"{name}.json").read_text())
+    """``NAME.md`` from ``NAME.json`` in ``nets_dir``; one line when there is none."""
+    from pipslab.envs.errors import PipslabError
+    try:
+        data = json.loads((nets_dir / f"{name}.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise PipslabError(f"cannot read the card data of {name!r}: {getattr(exc, 'strerror', None) or exc}") from None
     atomic_write_text(nets_dir / f"{name}.md", card_text(data, f"{name}-curve.png", f"{name}-curve.csv"))

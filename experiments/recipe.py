@@ -345,13 +345,17 @@ def main(argv=None) -> int:
     p.add_argument("names", nargs="+")
     p.add_argument("--nets", default=str(Path(__file__).resolve().parents[1] / "agents" / "nets"))
     ns = p.parse_args(argv)
-    for name in ns.names:
-        if ns.action == "render":
-            model_card.render(name, Path(ns.nets))
-        else:
-            with tempfile.TemporaryDirectory() as tmp:
-                model_card.measure(load_recipe(name), Path(ns.nets), Path(tmp), progress=True)
-    return 0
+
+    def run() -> int:
+        for name in ns.names:
+            if ns.action == "render":
+                model_card.render(name, Path(ns.nets))
+            else:
+                with tempfile.TemporaryDirectory() as tmp:
+                    model_card.measure(load_recipe(name), Path(ns.nets), Path(tmp), progress=True)
+        return 0
+    from .cliargs import guarded
+    return guarded("recipe", run)
 
 
 if __name__ == "__main__":

@@ -252,3 +252,10 @@ def test_a_recipe_that_starts_from_a_shipped_net_grows_it(tmp_path):
     trainer.init_from(args.init)
     rows = np.array([Position.start()] * 2, dtype=np.int8)
     assert np.allclose(trainer.net.probabilities(rows), load_net("backgammon-v1").probabilities(rows), atol=1e-6)
+
+
+def test_render_of_a_net_without_card_data_is_one_line(capfd):
+    from pipslab.experiments import recipe
+    assert recipe.main(["render", "no-such-net"]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "no-such-net" in err and "Traceback" not in err
