@@ -37,6 +37,11 @@ def _net_summary(net_file: Path, game: str) -> dict:
             "config": {k: v for k, v in cfg.items() if isinstance(v, (str, int, float, bool, list))}}
 
 
+def stage_done(sdir: Path) -> int:
+    """What a finished stage's run trained (games or hands), from its ``run.json``."""
+    return int(json.loads((sdir / "run.json").read_text()).get("result", {}).get("done", 0))
+
+
 def join_curves(stage_dirs: List[Path], unit: str, out: Path, title: str) -> List[dict]:
     """Every stage's ``curve.csv`` as one curve, x counted across the stages."""
     from .trainer import CURVE_FIELDS, write_curve
@@ -44,7 +49,6 @@ def join_curves(stage_dirs: List[Path], unit: str, out: Path, title: str) -> Lis
     x = unit + "s"
     for sdir in stage_dirs:
         path = sdir / "curve.csv"
-        done = json.loads((sdir / "run.json").read_text()).get("result", {}).get("done", 0)
         if path.is_file():
             with path.open() as f:
                 for r in csv.DictReader(f):
@@ -53,7 +57,7 @@ def join_curves(stage_dirs: List[Path], unit: str, out: Path, title: str) -> Lis
                     row["eval_games"] = int(float(r["eval_games"]))
                     row["stage"] = sdir.name
                     rows.append(row)
-        offset += int(done)
+        offset += stage_done(sdir)
     write_curve(out, rows, [x, "stage", *CURVE_FIELDS], x, f"training {unit}s (all stages)", title)
     return rows
 
@@ -88,7 +92,7 @@ def error_curve(recipe, stage_dirs: List[Path], out: Path) -> Optional[dict]:
         for snap in sorted((sdir / "evals").glob("*-net.pt")):
             if not add(int(snap.name.split("-")[0]) + offset, sdir.name, snap):
                 return None
-        offset += int(json.loads((sdir / "run.json").read_text()).get("result", {}).get("done", 0))
+        offset += stage_done(sdir)
     if not rows:
         return None
     import io
