@@ -11,9 +11,11 @@ Illegal actions are masked out before the softmax (their logits set to ``-inf``)
 they get probability exactly zero and are never chosen or sampled.
 
 Play runs on a numpy copy of the weights (:class:`NetPlayer`): an agent or a search
-values one to four observations at a time, where torch's per-call overhead would cost
-more than the arithmetic (a forward pass of the 256x256 net on four rows takes ~15 µs
-in numpy).  Files are written by ``torch.save`` of a plain dict and read with
+values one to four observations at a time (a lock-step batch of searches: a few hundred),
+where torch's per-call overhead would cost more than the arithmetic (a forward pass of
+the 256x256 net on four rows takes ~15 µs in numpy; run it with one BLAS thread — on a
+busy machine waking a threaded BLAS for these small products costs milliseconds).
+Files are written by ``torch.save`` of a plain dict and read with
 ``torch.load(weights_only=True)`` (:mod:`pipslab.agents.netfiles`); shipped nets are
 ``agents/nets/<variant>.pt`` (``happy-block``, ``happy-draw``, ``troshin-4-pairs``,
 ``triple-3``) with a model card ``<variant>.md`` beside each.
@@ -31,7 +33,9 @@ built):
 * ``ismcts:eval=net`` (``ismcts:net=NAME`` is an alias of ``eval=net:NAME``) — ISMCTS
   guided by the net: :meth:`NetEvaluator.prior`, the policy of the seat to move, is the
   prior of a PUCT selection, and :meth:`NetEvaluator.evaluate`, the value heads of every
-  seat, values the new node (see :mod:`pipslab.agents.search_dominoes`).
+  seat, values the new node — both from one forward pass over the new nodes of many
+  searches at once (:meth:`NetEvaluator.evaluate_prior`; see
+  :mod:`pipslab.agents.search_dominoes`).
 """
 from __future__ import annotations
 
@@ -268,13 +272,6 @@ class NetAgent(Agent):
         return int(np.argmax(p))       # first maximum: ties go to the lowest action id
 
 
-def _moves(state) -> tuple:
-    """Objects a move of ``state`` replaces (its history — a new tuple at every move — and a
-    match's current hand with its history), compared by identity."""
-    hand = getattr(state, "hand", None)
-    return state, getattr(state, "history", None), hand, getattr(hand, "history", None)
-
-
 class NetEvaluator(DominoEvaluator):
     """The value head on the evaluator seam (family ``dominoes``): each seat's value of a
     state is the net's value of **that seat's view** of it (``state.observe(seat)``), so
@@ -286,11 +283,11 @@ class NetEvaluator(DominoEvaluator):
     def check_table(self, game: str, options: dict) -> None:
         self.choice.check_table(game, options)
 
-    _last = None   # (_moves(state), the mover's logits) of the last evaluate of one state
-
-    def evaluate(self, states) -> np.ndarray:
-        """``(k, players)``: each seat's value head on its own view (a finished state: its returns)."""
+    def _forward(self, states, movers: bool):
+        """One forward pass over every seat's view of every unfinished state: ``(values
+        (k, players) — a finished state's returns —, the mover's logits per state or None)``."""
         out = np.zeros((len(states), states[0].variant.players if len(states) else 0))
+        mover_logits: List[Optional[np.ndarray]] = [None] * len(states)
         rows, where = [], []
         for i, s in enumerate(states):
             if s.is_terminal:
@@ -302,12 +299,21 @@ class NetEvaluator(DominoEvaluator):
                 where.append((i, seat))
         if rows:
             logits, values = player.forward(np.stack(rows))
-            for (i, seat), v in zip(where, values):
+            for r, ((i, seat), v) in enumerate(zip(where, values)):
                 out[i, seat] = v
-            if len(states) == 1:   # kept for prior() of the same state (a search asks both)
-                mover = states[0].current_player
-                self._last = (_moves(states[0]), logits[mover])
-        return out
+                if movers and seat == states[i].current_player:
+                    mover_logits[i] = logits[r]
+        return out, mover_logits
+
+    def evaluate(self, states) -> np.ndarray:
+        """``(k, players)``: each seat's value head on its own view (a finished state: its returns)."""
+        return self._forward(states, False)[0]
+
+    def evaluate_prior(self, states) -> Tuple[np.ndarray, List[Dict[int, float]]]:
+        """:meth:`evaluate` and :meth:`prior` from one forward pass (the mover's view is one
+        of the rows the values need): what PUCT asks of each new node."""
+        values, logits = self._forward(states, True)
+        return values, [_policy(s, z) for s, z in zip(states, logits)]
 
     def values(self, states, seat: int) -> np.ndarray:
         out = np.zeros(len(states))
@@ -325,22 +331,23 @@ class NetEvaluator(DominoEvaluator):
 
     def prior(self, states) -> List[Dict[int, float]]:
         """The policy of the seat to move over its legal actions, from its view, for each
-        unfinished state (``{}`` for a finished one).  Right after :meth:`evaluate` of the
-        same single state (as search asks them) the forward pass is not repeated."""
+        unfinished state (``{}`` for a finished one)."""
         out = []
         for s in states:
-            if s.is_terminal:
-                out.append({})
-                continue
-            last, self._last = self._last, None
-            if last is not None and all(x is y for x, y in zip(last[0], _moves(s))):
-                logits = last[1]
-            else:
+            logits = None
+            if not s.is_terminal:
                 player = self.choice.get(s.variant)
                 logits = player.forward(player.encode(s.observe(s.current_player))[None])[0][0]
-            legal = list(s.legal_actions())
-            z = logits[legal]
-            e = np.exp(z - z.max())
-            e /= e.sum()
-            out.append(dict(zip(legal, e.tolist())))
+            out.append(_policy(s, logits))
         return out
+
+
+def _policy(state, logits) -> Dict[int, float]:
+    """The softmax of the mover's ``logits`` over ``state``'s legal actions (``{}`` when finished)."""
+    if logits is None:
+        return {}
+    legal = list(state.legal_actions())
+    z = logits[legal]
+    e = np.exp(z - z.max())
+    e /= e.sum()
+    return dict(zip(legal, e.tolist()))

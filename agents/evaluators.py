@@ -13,7 +13,9 @@ it with :func:`as_evaluator`; the base classes only add defaults):
 * **dominoes** — ``evaluate(states) -> array (k, players)``: every seat's expected return
   of each state, each seat's value from what that seat may see; optional
   ``prior(states) -> [{action: probability}]`` for the seat to move (``ismcts`` runs PUCT
-  when there is one, UCB1 otherwise).
+  when there is one, UCB1 otherwise) and ``evaluate_prior(states) -> (values, priors)``,
+  both at once — what PUCT asks of every new node (derived: the two calls; a network
+  answers it from one forward pass).
 * **backgammon** — ``probabilities(positions) -> array (k, 5)`` (the equity follows by
   :func:`equity`).  *Rankers* (``pubeval``, ``race``) are a separate protocol,
   ``afterstate_values(rows, race)``: scores that only order the plays of one roll, used
@@ -22,6 +24,10 @@ it with :func:`as_evaluator`; the base classes only add defaults):
 Both may have ``reseed(rng)``, called by the searching agent at the start of each
 decision with that decision's generator: an evaluator that draws random numbers
 (rollouts) takes them from there (the replay contract of :class:`~pipslab.agents.base.Agent`).
+An evaluator with a ``reseed`` of its own is taken to draw (:func:`draws_random`): a
+lock-step search of many decisions at once (``ismcts``'s ``search_many``) then values
+each decision's states in a call of their own, reseeded with that decision's stream, and
+an evaluator without one in one call for all of them.
 
 Dominoes (family ``"dominoes"``, :class:`DominoEvaluator`)
     ``states``: full states — the worlds search samples with ``sample_world(view, rng)``
@@ -192,6 +198,13 @@ class DominoEvaluator(Evaluator):
             return np.asarray(self.evaluate(states), dtype=float)[:, seat]
         return self._estimates(states)[:, seat]
 
+    def evaluate_prior(self, states):
+        """``(evaluate(states), prior(states))`` in one call — what PUCT asks of each new
+        node, so an evaluator that gets both from one pass (a network) overrides this;
+        ``priors`` is None for an evaluator without a ``prior``."""
+        values = np.asarray(self.evaluate(states), dtype=float).reshape(len(states), -1)
+        return values, (self.prior(states) if has_prior(self) else None)
+
 
 def _stack_values(evaluator, states) -> np.ndarray:
     players = states[0].variant.players if len(states) else 0
@@ -221,10 +234,26 @@ class _DominoAdapter(DominoEvaluator):
             return np.asarray(self.inner.values(states, seat), dtype=float)
         return self.evaluate(states)[:, seat]
 
+    def evaluate_prior(self, states):
+        if callable(getattr(self.inner, "evaluate_prior", None)):
+            values, priors = self.inner.evaluate_prior(states)
+            return np.asarray(values, dtype=float).reshape(len(states), -1), priors
+        return super().evaluate_prior(states)
+
 
 def has_prior(evaluator) -> bool:
     """Whether a domino evaluator gives a policy prior (``ismcts`` then runs PUCT)."""
     return callable(getattr(evaluator, "prior", None))
+
+
+def draws_random(evaluator) -> bool:
+    """Whether an evaluator draws random numbers — has a ``reseed`` of its own (the base
+    class's draws nothing) — so that a search interleaving many decisions must value each
+    decision's states on that decision's stream, not all of them in one call."""
+    if isinstance(evaluator, (_DominoAdapter, _BackgammonAdapter)):
+        evaluator = evaluator.inner
+    method = getattr(type(evaluator), "reseed", None)
+    return callable(method) and method is not Evaluator.reseed
 
 
 # ---------------------------------------------------------------------- backgammon
@@ -350,6 +379,6 @@ def as_evaluator(family: str, evaluator) -> Evaluator:
 
 __all__ = [
     "FAMILIES", "ON_ROLL", "OPPONENT", "WIN", "BackgammonEvaluator", "DominoEvaluator", "Evaluator",
-    "as_evaluator", "boards", "has_prior", "equity", "evaluator_names", "evaluators", "make_evaluator",
-    "register_evaluator", "reseed",
+    "as_evaluator", "boards", "draws_random", "has_prior", "equity", "evaluator_names", "evaluators",
+    "make_evaluator", "register_evaluator", "reseed",
 ]

@@ -50,6 +50,13 @@ family ``"dominoes"``): ``eval=NAME[:ARG]`` picks any registered evaluator — `
   ``eval=net:NAME|PATH`` (``eval=net``).  ``mix=M`` (0 to 1, default 0; with a prior)
   values a new node as AlphaGo did: ``(1 - M)`` times the evaluator's values plus ``M``
   times one uniformly random playout from the sampled world.
+  The Python loop is :func:`search_many`: many searches (one per decision, each on its own
+  stream) in lock-step, the new nodes of all valued by one evaluator call
+  (``evaluate_prior``: one forward pass of a net) — ``act`` runs one,
+  :meth:`ISMCTSAgent.search_batch` many (a trainer's: the root's visit counts, the move,
+  the root value; optional root Dirichlet noise).  A search's visits are the same alone or
+  in a batch (as far as the evaluator values a state the same in any batch: a net's
+  float32 products can differ in the last bits with the batch's size).
 * ``oracle`` — **cheats**: sees every hand and the boneyard order and plays the exact
   solver's move.  Only an upper bound for tables; never a fair opponent.
 
@@ -60,6 +67,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -69,7 +77,7 @@ from pipslab.envs.game import get_game
 
 from .base import Agent, Observation
 from .dominoes_value import HandEvaluator, DominoRollout
-from .evaluators import has_prior, make_evaluator, reseed
+from .evaluators import as_evaluator, draws_random, has_prior, make_evaluator, reseed
 from .registry import register
 from .solver import Solver
 
@@ -203,8 +211,224 @@ class _Node:
         self.visits = 0
         self.avail = 1
         self.total = 0.0
-        self.player = player  # the seat that chose the action leading here
+        self.player = player  # the seat that chose the action leading here (the root: the observer)
         self.prior = None     # PUCT: the evaluator's prior here, once valued
+
+
+def _descend_ucb(root: _Node, world, fast: random.Random, c: float):
+    """Plain ISMCTS (UCB1 with availability counts): select, expand one untried action;
+    ``(path, None, the world there)`` — a finished world, or a state for the evaluator."""
+    log, sqrt = math.log, math.sqrt
+    node = root
+    path = []
+    while not world.is_terminal:
+        if world.is_chance:            # a match between hands: deal the next one
+            world.apply_chance(fast)
+            continue
+        acts = world.legal_actions()
+        children = node.children
+        untried = [a for a in acts if a not in children]
+        if untried:
+            a = untried[fast.randrange(len(untried))] if len(untried) > 1 else untried[0]
+            for b in acts:
+                if b in children:
+                    children[b].avail += 1
+            child = _Node(world.current_player)
+            children[a] = child
+            world.apply(a)
+            path.append(child)
+            if world.is_chance:        # the evaluator values a state with a seat to move
+                world.apply_chance(fast)
+            break
+        best_score, best_a = -1e18, acts[0]
+        for b in acts:
+            children[b].avail += 1
+        for b in acts:
+            ch = children[b]
+            score = ch.total / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
+            if score > best_score:
+                best_score, best_a = score, b
+        node = children[best_a]
+        world.apply(best_a)
+        path.append(node)
+    return path, None, world
+
+
+def _descend_puct(root: _Node, world, fast: random.Random, c: float):
+    """PUCT over information sets (the module docstring), down to a finished world or a
+    node reached for the first time; ``(path, that node — its prior to be set when it is
+    valued —, the world there)``."""
+    sqrt = math.sqrt
+    node = root
+    path = []
+    while True:
+        if world.is_terminal:
+            return path, node, world
+        if world.is_chance:            # a match between hands: deal the next one
+            world.apply_chance(fast)
+            continue
+        if node.prior is None:          # first reached: the evaluator values it
+            return path, node, world
+        acts = world.legal_actions()
+        children, prior = node.children, node.prior
+        unseen = 1.0 / len(acts)
+        best_score, best_a = -1e18, acts[0]
+        for b in acts:
+            ch = children.get(b)
+            if ch is None:
+                ch = children[b] = _Node(world.current_player)
+            else:
+                ch.avail += 1
+            q = ch.total / ch.visits if ch.visits else 0.0
+            score = q + c * prior.get(b, unseen) * sqrt(ch.avail) / (1 + ch.visits)
+            if score > best_score:
+                best_score, best_a = score, b
+        node = children[best_a]
+        world.apply(best_a)
+        path.append(node)
+
+
+class SearchResult(NamedTuple):
+    """One search's answer: ``visits`` — the root's visits per legal action, in legal
+    order (the visit-count policy a trainer learns from); ``action`` — the most visited
+    (ties: the first legal), the move ``ismcts`` plays; ``value`` — the observer's mean
+    return over the iterations (the root's own valuation included); ``iterations``."""
+    visits: Dict[int, int]
+    action: int
+    value: float
+    iterations: int
+
+
+class _Search:
+    """One search of :func:`search_many`: its tree, its own stream (worlds, tie-breaks,
+    playouts, noise) and, between its descent and its backup, its leaf."""
+
+    __slots__ = ("root", "fast", "worlds", "legal", "path", "node")
+
+    def __init__(self, view, seed: int):
+        self.root = _Node(view.current_player)
+        self.fast = random.Random(seed)
+        self.worlds = world_sampler(view)
+        self.legal: Optional[List[int]] = None
+        self.path, self.node = [], None
+
+    def descend(self, descend, c: float):
+        """One iteration down to its leaf: the world there (finished or to be valued)."""
+        world = self.worlds(self.fast)
+        if self.legal is None:
+            self.legal = list(world.legal_actions())   # the observer's moves: the same in every world
+        self.path, self.node, world = descend(self.root, world, self.fast, c)
+        return world
+
+    def backup(self, returns) -> None:
+        root = self.root
+        root.visits += 1
+        root.total += returns[root.player]
+        for nd in self.path:
+            nd.visits += 1
+            nd.total += returns[nd.player]
+
+    def result(self) -> SearchResult:
+        root, legal = self.root, self.legal
+        visits = {a: (root.children[a].visits if a in root.children else 0) for a in legal}
+        return SearchResult(visits, _most_visited(root, legal), root.total / root.visits, root.visits)
+
+
+def _noisy(prior: Dict[int, float], noise: Tuple[float, float], fast: random.Random) -> Dict[int, float]:
+    """AlphaZero's root exploration noise: ``(1 - fraction) * prior + fraction * Dir(alpha)``,
+    the Dirichlet draw (normalised gammas, one per action in the prior's order) from ``fast``."""
+    alpha, fraction = noise
+    g = [fast.gammavariate(alpha, 1.0) for _ in prior]
+    total = sum(g) or 1.0
+    return {a: (1 - fraction) * p + fraction * x / total for (a, p), x in zip(prior.items(), g)}
+
+
+def _check_noise(noise) -> Optional[Tuple[float, float]]:
+    if noise is None:
+        return None
+    try:
+        alpha, fraction = (float(x) for x in noise)
+    except (TypeError, ValueError):
+        raise PipslabError(f"ismcts: noise is (alpha, fraction), got {noise!r}") from None
+    if not (alpha > 0 and 0.0 <= fraction <= 1.0):
+        raise PipslabError(f"ismcts: noise needs alpha > 0 and a fraction from 0 to 1, got ({alpha}, {fraction})")
+    return alpha, fraction
+
+
+def search_many(views: Sequence, seeds: Sequence[int], evaluator, iters: int = 1000, c: float = 1.5,
+                noise=None, mix: float = 0.0, seconds: Optional[float] = None, playout=None) -> List[SearchResult]:
+    """Independent ISMCTS searches of ``views`` (one decision each, its seat to move the
+    observer), run in lock-step so that their leaves are valued together: at every step
+    each search samples a world from its own ``random.Random(seed)`` stream and descends —
+    PUCT when ``evaluator`` has a prior, UCB1 otherwise (the module docstring) — to a
+    finished world (its returns, no evaluator) or a state to value; then one
+    ``evaluate_prior`` (UCB1: ``evaluate``) call values the leaves of every search, and
+    each search backs up its own path.  An evaluator that draws random numbers
+    (:func:`~pipslab.agents.evaluators.draws_random`: rollouts) values each search's leaf
+    in a call of its own, reseeded with that search's stream, so a search's visits are
+    the same alone or in a batch (the module docstring says how far).
+
+    ``iters`` iterations each (or, with ``seconds``, steps until the time is up; at least
+    one); ``noise=(alpha, fraction)``: AlphaZero's Dirichlet noise mixed into each root's
+    prior, drawn from that search's stream (training only; needs a prior); ``mix``: the
+    share of one random ``playout`` (default a rollout evaluator; drawn from the search's
+    stream) in a new node's value (needs a prior).  Returns one :class:`SearchResult` per view."""
+    if len(views) != len(seeds):
+        raise PipslabError(f"ismcts: {len(views)} views but {len(seeds)} seeds; give one seed per search")
+    evaluator = as_evaluator("dominoes", evaluator)
+    guided = has_prior(evaluator)
+    noise = _check_noise(noise)
+    if (noise is not None or mix) and not guided:
+        raise PipslabError("ismcts: root noise and mix need an evaluator with a prior (eval=net)")
+    if not 0.0 <= mix <= 1.0:
+        raise PipslabError(f"ismcts: mix is a share from 0 to 1, got {mix}")
+    if mix and playout is None:
+        playout = make_evaluator("dominoes", "rollout")
+    budget = _Budget("ismcts", "iters", iters, seconds).start()
+    searches = [_Search(view, int(seed)) for view, seed in zip(views, seeds)]
+    if not searches:
+        return []
+    descend = _descend_puct if guided else _descend_ucb
+    shared = not draws_random(evaluator)     # deterministic: one call values every search's leaf
+    while True:
+        waiting = []
+        for s in searches:
+            world = s.descend(descend, c)
+            if world.is_terminal:
+                s.backup(world.returns())
+            else:
+                waiting.append((s, world))
+        if waiting:
+            _value(waiting, evaluator, guided, shared, noise, mix, playout)
+        if not budget.more():
+            break
+    return [s.result() for s in searches]
+
+
+def _value(waiting, evaluator, guided: bool, shared: bool, noise, mix: float, playout) -> None:
+    """Value the leaves ``[(search, state)]`` of one lock-step step and back them up."""
+    if shared:
+        states = [w for _, w in waiting]
+        values, priors = evaluator.evaluate_prior(states) if guided else (evaluator.evaluate(states), None)
+    else:
+        values, priors = [], []
+        for s, w in waiting:   # on each search's own stream
+            reseed(evaluator, s.fast)
+            v, p = evaluator.evaluate_prior([w]) if guided else (evaluator.evaluate([w]), [None])
+            values.append(v[0])
+            priors.append(p[0])
+    for i, (s, world) in enumerate(waiting):
+        returns = np.asarray(values[i], dtype=float).tolist()
+        if guided:
+            prior = priors[i]
+            if mix:   # AlphaGo's mixed leaf value: (1 - mix) * evaluator + mix * one random playout
+                reseed(playout, s.fast)
+                rolled = playout.estimate(world)
+                returns = [(1 - mix) * v + mix * r for v, r in zip(returns, rolled)]
+            if noise is not None and s.node is s.root:
+                prior = _noisy(prior, noise, s.fast)
+            s.node.prior = prior
+        s.backup(returns)
 
 
 class ISMCTSAgent(Agent):
@@ -241,104 +465,26 @@ class ISMCTSAgent(Agent):
         seed = int(rng.integers(1 << 62))
         if not self.guided and self.compiled and type(self.evaluator) is DominoRollout and view.match is None:
             return self._act_compiled(observation, seed)
-        root = _Node(-1)
-        budget = self.budget.start()
-        # a fast stream for the inner loops, seeded from the caller's generator; the
-        # evaluator draws from the same stream (rollout: its playouts)
-        fast = random.Random(seed)
-        reseed(self.evaluator, fast)
-        if self.playout is not None:
-            reseed(self.playout, fast)
-        descend = self._descend_puct if self.guided else self._descend_ucb
-        worlds = world_sampler(view)
-        while True:
-            path, returns = descend(root, worlds(fast), fast)
-            for nd in path:
-                nd.visits += 1
-                nd.total += returns[nd.player]
-            if not budget.more():
-                break
-        return _most_visited(root, legal)
+        return self._search([view], [seed])[0].action
 
-    def _descend_ucb(self, root: _Node, world, fast: random.Random):
-        """Plain ISMCTS (UCB1 with availability counts): select, expand one untried action,
-        value the new node's state with the evaluator; ``(path, every seat's return)``."""
-        c, log, sqrt = self.c, math.log, math.sqrt
-        node = root
-        path = []
-        while not world.is_terminal:
-            if world.is_chance:            # a match between hands: deal the next one
-                world.apply_chance(fast)
-                continue
-            acts = world.legal_actions()
-            children = node.children
-            untried = [a for a in acts if a not in children]
-            if untried:
-                a = untried[fast.randrange(len(untried))] if len(untried) > 1 else untried[0]
-                for b in acts:
-                    if b in children:
-                        children[b].avail += 1
-                child = _Node(world.current_player)
-                children[a] = child
-                world.apply(a)
-                path.append(child)
-                if world.is_chance:        # the evaluator values a state with a seat to move
-                    world.apply_chance(fast)
-                break
-            best_score, best_a = -1e18, acts[0]
-            for b in acts:
-                children[b].avail += 1
-            for b in acts:
-                ch = children[b]
-                score = ch.total / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
-                if score > best_score:
-                    best_score, best_a = score, b
-            node = children[best_a]
-            world.apply(best_a)
-            path.append(node)
-        # evaluation: every seat's expected return (exact when the game is over)
-        if world.is_terminal:
-            return path, world.returns()
-        return path, self.evaluator.evaluate([world])[0].tolist()
+    def search_batch(self, observations: Sequence[Observation], rngs: Sequence[np.random.Generator],
+                     noise=None) -> List[SearchResult]:
+        """This agent's search of many decisions at once (:func:`search_many`: lock-step,
+        the leaves of all valued in one evaluator call) — what a trainer asks for the
+        visit-count policies of many games' decisions.  Each decision's stream is seeded
+        by one draw from its ``rngs`` generator, as :meth:`act` seeds its own, so
+        ``search_batch([o], [rng])[0].action`` is ``act(o, rng)`` wherever ``act`` runs the
+        Python loop (a forced move is searched too; the compiled random playouts of
+        :meth:`act` are never used here).  ``noise=(alpha, fraction)``: root exploration
+        noise (training; off in play)."""
+        if len(observations) != len(rngs):
+            raise PipslabError(f"ismcts: {len(observations)} observations but {len(rngs)} generators")
+        seeds = [int(rng.integers(1 << 62)) for rng in rngs]
+        return self._search([o.view for o in observations], seeds, noise)
 
-    def _descend_puct(self, root: _Node, world, fast: random.Random):
-        """PUCT over information sets (the module docstring): a node is valued when first
-        reached — ``evaluate`` for every seat, ``prior`` of the seat to move kept for its
-        children; ``(path, every seat's return)``."""
-        c, sqrt = self.c, math.sqrt
-        evaluator, mix = self.evaluator, self.mix
-        node = root
-        path = []
-        while True:
-            if world.is_terminal:
-                return path, world.returns()
-            if world.is_chance:            # a match between hands: deal the next one
-                world.apply_chance(fast)
-                continue
-            acts = world.legal_actions()
-            if node.prior is None:          # first reached: value it, keep its prior
-                returns = evaluator.evaluate([world])[0].tolist()
-                node.prior = evaluator.prior([world])[0]
-                if mix:   # AlphaGo's mixed leaf value: (1 - mix) * evaluator + mix * one random playout
-                    rolled = self.playout.estimate(world)
-                    returns = [(1 - mix) * v + mix * r for v, r in zip(returns, rolled)]
-                return path, returns
-            children, prior = node.children, node.prior
-            unseen = 1.0 / len(acts)
-            best_score, best_a = -1e18, acts[0]
-            for b in acts:
-                ch = children.get(b)
-                if ch is None:
-                    ch = children[b] = _Node(world.current_player)
-                else:
-                    ch.avail += 1
-                q = ch.total / ch.visits if ch.visits else 0.0
-                score = q + c * prior.get(b, unseen) * sqrt(ch.avail) / (1 + ch.visits)
-                if score > best_score:
-                    best_score, best_a = score, b
-            node = children[best_a]
-            world.apply(best_a)
-            path.append(node)
+    def _search(self, views, seeds, noise=None) -> List[SearchResult]:
+        return search_many(views, seeds, self.evaluator, self.budget.count, self.c, noise=noise, mix=self.mix,
+                           seconds=self.budget.seconds, playout=self.playout)
 
     def _act_compiled(self, observation: Observation, seed: int) -> int:
         """The same iterations with random playouts, compiled (:mod:`pipslab.agents.ismcts_compiled`),

@@ -62,6 +62,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--deals", type=count_arg(1), default=None, help="solver: random deals to solve (default 200)")
     parser.add_argument("--moves", type=count_arg(1), default=None,
                         help="ismcts, agents: decisions to time (default 20)")
+    parser.add_argument("--batch", type=count_arg(1), default=None,
+                        help="ismcts: time N net-guided searches in lock-step beside one at a time (e.g. 64)")
     parser.add_argument("--agents", default=None, help="agents: the domino agents to time, comma-separated")
     parser.add_argument("--game", dest="bench_game", default=None,
                         help="agents: the domino game (default happy; any game of the dominoes family)")
@@ -81,6 +83,7 @@ def add_arguments(parser) -> None:
 
 # flags that only some benchmarks read: flag -> (attribute, the benchmarks that read it)
 _ONLY = {"--deals": ("deals", ("solver",)), "--moves": ("moves", ("ismcts", "agents")),
+         "--batch": ("batch", ("ismcts",)),
          "--agents": ("agents", ("agents",)), "--game": ("bench_game", ("agents",)), "--mode": ("mode", ("agents",)),
          "--players": ("players", ("agents",)), "--pairs": ("pairs", ("agents",))}
 

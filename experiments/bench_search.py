@@ -21,6 +21,14 @@ Python ``ISMCTSBot`` at 1,000 simulations (random-rollout evaluator, UCT) on
 ``python_block_dominoes``, all on the first decisions of random deals.  The compiled code
 is loaded (or compiled) before the clock starts.  OpenSpiel's game has no resampling hook, so the benchmark
 gives its bot one: the opponent's hand and the deck re-dealt uniformly.
+
+``pipslab bench ismcts --batch N [--json]`` — net-guided search, ``ismcts:eval=net`` on
+Happy block (the shipped net), 200 iterations on each of the first decisions with a
+choice of N random deals: iterations per second of the N searches run in lock-step
+(``search_many``: one forward pass values the new nodes of all of them) beside the same
+searches, the same seeds, run one at a time — and whether both gave the same moves.  Both
+run with one BLAS thread, as the trainer's workers do (on a busy machine a threaded BLAS
+spends more waking its threads for these small products than it saves).
 """
 from __future__ import annotations
 
@@ -31,9 +39,10 @@ import time
 import numpy as np
 
 from pipslab.agents.base import Observation
-from pipslab.agents.search_dominoes import ISMCTSAgent
+from pipslab.agents.search_dominoes import ISMCTSAgent, search_many
 from pipslab.agents.solver import Solver
 from pipslab.envs.dominoes.engine import deal
+from pipslab.envs.errors import PipslabError
 from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW, TROSHIN_4_PAIRS
 
 from .bench_report import report
@@ -299,6 +308,71 @@ def run_ismcts(args) -> int:
     return report(args, result, "\n".join(lines), "bench_ismcts.json")
 
 
+# ------------------------------------------------------------------ lock-step ISMCTS
+LOCKSTEP_ITERS = 200
+
+
+def first_decisions(count: int, seed: int):
+    """The first decision with a choice of each of ``count`` random Happy block deals (the
+    moves before it uniformly random)."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        s = deal(HAPPY_BLOCK, rng)
+        while not s.is_terminal and len(s.legal_actions()) == 1:
+            s.apply(s.legal_actions()[0])
+        if not s.is_terminal:
+            out.append(s)
+    return out
+
+
+def lockstep_rates(searches: int, iters: int, seed: int) -> dict:
+    """Iterations per second of ``searches`` net-guided searches run in lock-step and the
+    same searches (same views, same seeds) run one at a time; whether their moves agree."""
+    agent = ISMCTSAgent(iters=iters, eval="net")
+    views = [s.observe(s.current_player) for s in first_decisions(searches, seed)]
+    seeds = [seed * 1000 + i for i in range(searches)]
+
+    def run_all(batch: int):
+        out = []
+        for i in range(0, searches, batch):
+            out += search_many(views[i:i + batch], seeds[i:i + batch], agent.evaluator, iters, agent.c)
+        return out
+
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1):
+        run_all(searches)          # load the net and warm caches outside the clock
+        t0 = time.perf_counter()
+        together = run_all(searches)
+        lockstep_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        alone = run_all(1)
+        alone_s = time.perf_counter() - t0
+    total = searches * iters
+    return {"searches": searches, "iterations_each": iters, "blas_threads": 1,
+            "lockstep_iters_per_s": total / lockstep_s, "one_at_a_time_iters_per_s": total / alone_s,
+            "speedup": alone_s / lockstep_s,
+            "lockstep_s_per_search": lockstep_s / searches, "one_at_a_time_s_per_search": alone_s / searches,
+            "same_moves": sum(a.action == b.action for a, b in zip(together, alone)) / searches}
+
+
+def run_lockstep(args) -> int:
+    if args.moves is not None:
+        raise PipslabError("--moves does not apply to bench ismcts --batch: --batch N is the number of searches")
+    r = lockstep_rates(args.batch, LOCKSTEP_ITERS, args.seed)
+    lines = [f"ismcts:eval=net, Happy block, {r['searches']} searches of {r['iterations_each']} iterations "
+             f"(first decisions of random deals)",
+             f"{'':<40} {'iters/s':>10} {'s/search':>10}",
+             f"{'lock-step (one forward pass a step)':<40} {r['lockstep_iters_per_s']:>10.0f} "
+             f"{r['lockstep_s_per_search']:>10.4f}",
+             f"{'one at a time':<40} {r['one_at_a_time_iters_per_s']:>10.0f} {r['one_at_a_time_s_per_search']:>10.4f}",
+             f"lock-step is {r['speedup']:.2f}x the searches one at a time; the same move in "
+             f"{r['same_moves']:.0%} of the searches"]
+    return report(args, r, "\n".join(lines), "bench_ismcts_lockstep.json")
+
+
 def run(args) -> int:
-    """Entry for ``pipslab bench solver`` and ``pipslab bench ismcts``."""
-    return run_solver(args) if args.game == "solver" else run_ismcts(args)
+    """Entry for ``pipslab bench solver`` and ``pipslab bench ismcts`` (``--batch``: lock-step)."""
+    if args.game == "solver":
+        return run_solver(args)
+    return run_lockstep(args) if getattr(args, "batch", None) else run_ismcts(args)

@@ -151,15 +151,16 @@ def test_mix_one_values_new_nodes_by_the_playout_alone(monkeypatch):
     move of plain net-guided search here (mix=0), and not the move of mix=1 search."""
     from pipslab.agents import domino_net
     path = "happy-block"   # the shipped net
-    real = domino_net.NetEvaluator.evaluate
+    real = domino_net.NetEvaluator.evaluate_prior   # what the search asks of a new node
 
     def flipped(self, states):
-        return -real(self, states)
+        values, priors = real(self, states)
+        return -values, priors
 
     def moves(spec, s):
         out = []
         for evaluate in (real, flipped):
-            monkeypatch.setattr(domino_net.NetEvaluator, "evaluate", evaluate)
+            monkeypatch.setattr(domino_net.NetEvaluator, "evaluate_prior", evaluate)
             out.append(make_agent(spec, "happy").act(_observation(s), np.random.default_rng(0)))
         return out
 
@@ -219,15 +220,16 @@ def test_eval_net_and_net_are_one_search():
         assert len(set(moves.values())) == 1, moves
 
 
-def test_the_prior_is_the_policy_of_the_seat_to_move_with_or_without_a_value_first(nets):
-    """``prior`` after ``evaluate`` of the same state reuses its forward pass: the same numbers
-    as ``prior`` alone, a distribution over the legal moves (the ``net`` agent's)."""
+def test_the_prior_is_the_policy_of_the_seat_to_move_alone_or_beside_the_values(nets):
+    """``evaluate_prior`` (one forward pass, what search asks) gives the numbers of
+    ``evaluate`` and ``prior`` asked apart, for several states at once: a distribution over
+    the legal moves of the seat to move (the ``net`` agent's)."""
     for game, options in (("happy", {"mode": "block"}), ("troshin", {"players": 4, "pairs": True})):
         ev = NetEvaluator(_net(nets, game, options))
-        s = _random_position(game, options, 2)
-        ev.evaluate([s])
-        after = ev.prior([s])[0]
-        alone = ev.prior([s])[0]
-        assert set(after) == set(s.legal_actions()) and after.keys() == alone.keys()
-        assert np.allclose([after[a] for a in after], [alone[a] for a in after], atol=1e-6)
-        assert sum(after.values()) == pytest.approx(1.0)
+        states = [_random_position(game, options, seed) for seed in (2, 3)]
+        values, together = ev.evaluate_prior(states)
+        assert np.allclose(values, ev.evaluate(states), atol=1e-6)
+        for s, after, alone in zip(states, together, ev.prior(states)):
+            assert list(after) == list(s.legal_actions()) and after.keys() == alone.keys()
+            assert np.allclose([after[a] for a in after], [alone[a] for a in after], atol=1e-6)
+            assert sum(after.values()) == pytest.approx(1.0)
