@@ -280,6 +280,15 @@ class NetEvaluator(DominoEvaluator):
     def __init__(self, net: Optional[str] = None):
         self.choice = _NetChoice(net)
 
+    @classmethod
+    def of(cls, player: NetPlayer) -> "NetEvaluator":
+        """An evaluator on an already loaded net (the trainer's learner, whose search is
+        the teacher of ``--guide ismcts``), as :meth:`NetAgent.of` plays one."""
+        evaluator = cls.__new__(cls)
+        evaluator.choice = _NetChoice(None)
+        evaluator.choice.player = player
+        return evaluator
+
     def check_table(self, game: str, options: dict) -> None:
         self.choice.check_table(game, options)
 

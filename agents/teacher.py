@@ -1,29 +1,65 @@
-"""The teacher of guided training (``pipslab train happy --guide oracle|pimc|AGENT``): the
-moves it labels a learner's decision with.  It lives with the agents because its labels
+"""The teacher of guided training (``pipslab train happy --guide oracle|pimc|ismcts|AGENT``):
+the labels it gives a learner's decision.  It lives with the agents because its labels
 are their moves: ``pimc``'s rule over worlds dealt by ``world_sampler`` from the seat's
-view, the exact solver on the true state, or any agent's choice."""
+view, the exact solver on the true state, any agent's choice — each 1 on its best moves —
+or the root visit counts of ISMCTS guided by the learner's own net (expert iteration)."""
 from __future__ import annotations
 
 from typing import List, Optional
 
 import numpy as np
 
+from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import get_game
 
 from .base import Observation
-from .registry import make_agent
+from .registry import make_agent, parse_spec
 
-__all__ = ["Teacher"]
+__all__ = ["LABELS", "Teacher", "guide_search"]
+
+# a label row: counts per action id (visit counts; 1 on each best move for the others),
+# the imitation target being the row over its sum
+LABELS = np.int32
+
+# what an ``ismcts`` guide may set: the learner's net is its evaluator, the hand's
+# generator its seed (no clock: a label must come back from the seed)
+SEARCH_KEYS = ("iters", "c", "mix")
+
+
+def guide_search(guide: str, game: str):
+    """The search a ``--guide ismcts[:iters=N,c=C,mix=M]`` spec asks for — an
+    :class:`~pipslab.agents.search_dominoes.ISMCTSAgent` whose ``eval=net`` is a
+    placeholder the teacher replaces with the learner's net at each call — or ``None``
+    for any other guide.  A bad spec is one line."""
+    name, params = parse_spec(guide)
+    if name != "ismcts":
+        return None
+    extra = sorted(set(params) - set(SEARCH_KEYS))
+    if extra:
+        raise PipslabError(f"--guide {guide}: the search is guided by the learner's own net and seeded by the hand; "
+                           f"it takes {', '.join(SEARCH_KEYS)}, not {', '.join(extra)}")
+    search = make_agent(guide + ("," if ":" in guide else ":") + "eval=net", game)
+    if search.budget.count < 2:
+        raise PipslabError(f"--guide {guide}: iters must be at least 2 (the first values the root; "
+                           f"the rest are the visit counts)")
+    return search
 
 
 class Teacher:
-    """The moves a trainer's ``--guide`` labels a learner's decision with (ties all kept):
+    """The labels a trainer's ``--guide`` gives a learner's decision: 1 on the best moves
+    (ties all kept) of
 
     * ``oracle`` — the exact solver (``pimc``'s) on the true state;
     * ``pimc`` — the solver's values summed over ``samples`` worlds dealt by
       ``sample_world`` from the seat's view, pimc's own rule (win first, then margin);
     * an agent spec — that agent's move from the seat's observation (built afresh for
-      each label, as the harness builds agents per game).
+      each label, as the harness builds agents per game);
+
+    or, for ``ismcts[:iters=N,c=C,mix=M]`` (:func:`guide_search`), the root visit counts of
+    PUCT ISMCTS guided by ``net`` — the learner's own :class:`~pipslab.agents.domino_net.NetPlayer`
+    of the update being played, given to each labelling call: its policy the prior, its
+    value heads the leaves' values — with AlphaZero's root Dirichlet ``noise=(alpha,
+    fraction)`` when given (expert iteration: the visit distribution is the target).
 
     In draw mode the solver searches 8 placements deep, as ``pimc`` does.  Every random
     choice comes from the hand's generator.  ``compiled`` (the default) deals and solves
@@ -37,9 +73,12 @@ class Teacher:
     # rows and made every probe a cache miss: 3x slower); the values are exact either way
     BLOCK_TABLE = 1 << 14
 
-    def __init__(self, game: str, options: dict, guide: str, samples: int = 6, compiled: bool = True):
+    def __init__(self, game: str, options: dict, guide: str, samples: int = 6, compiled: bool = True,
+                 noise=None):
         self.game, self.options, self.guide, self.samples = game, dict(options), guide, samples
         self.num_actions = get_game(game).actions(options)
+        self.search = guide_search(guide, game)
+        self.noise = tuple(noise) if noise else None
         self.solver = None
         self.pimc = None
         self.variant = None
@@ -66,7 +105,12 @@ class Teacher:
         top = max(totals.values())
         return [b for b, v in totals.items() if v == top]
 
-    def best_moves(self, state, seat: int, rng: np.random.Generator) -> List[int]:
+    def best_moves(self, state, seat: int, rng: np.random.Generator, net=None) -> List[int]:
+        """The moves the teacher labels ``seat``'s decision in ``state`` with (``ismcts``:
+        the most visited by the search guided by ``net``)."""
+        if self.search is not None:
+            row = self.label_states([state], [rng], net)[0]
+            return np.flatnonzero(row == row.max()).tolist()
         if self.guide == "oracle":
             totals = self.solver.move_values(state)
         elif self.guide == "pimc":
@@ -87,21 +131,24 @@ class Teacher:
         return (self.guide in ("pimc", "oracle") and self.pimc is not None and not v.draw and v.layout == "line"
                 and v.opening == "highest_double")
 
-    def label_many(self, S: np.ndarray, rows, rngs, openings, state_of=None) -> np.ndarray:
-        """The labels of many decisions at once: a 0/1 ``int8`` array of shape
-        ``(len(rows), num_actions)``, 1 on the teacher's best moves of each.
+    def label_many(self, S: np.ndarray, rows, rngs, openings, state_of=None, net=None) -> np.ndarray:
+        """The labels of many decisions at once: a :data:`LABELS` array of shape
+        ``(len(rows), num_actions)`` — 1 on the teacher's best moves of each, or the
+        search's root visit counts (``ismcts``; ``net``: the learner's player).
 
         ``S``: compiled state rows (``pipslab.envs.dominoes.compiled``); decision ``i`` is
         the seat to move's in ``S[rows[i]]``; ``rngs[i]``: its hand's generator;
         ``openings[i]``: the tile that opened that hand (its deal's ``S_OPENING``);
         ``state_of(rows[i])``: its Python state, asked only where a decision is labelled
-        one at a time.  Each decision makes the draws from ``rngs[i]`` that
-        :meth:`best_moves` makes — ``pimc``: one, seeding the compiled generator that deals
-        its worlds — so a label is the one :meth:`best_moves` gives for that state and
-        generator, whatever other decisions share the call; with :meth:`batched` the
-        worlds of every decision are dealt and solved in one compiled call."""
+        from it (:meth:`label_states`).  Each decision makes the draws from ``rngs[i]`` that
+        :meth:`best_moves` makes — ``pimc`` and ``ismcts``: one, seeding the compiled
+        generator that deals its worlds or the search's stream — so a label is the one
+        :meth:`best_moves` gives for that state and generator, whatever other decisions
+        share the call.  With :meth:`batched` the worlds of every decision are dealt and
+        solved in one compiled call; ``ismcts`` searches every decision of the call in one
+        lock-step :func:`~pipslab.agents.search_dominoes.search_many`."""
         rows = np.asarray(rows, dtype=np.int64)
-        out = np.zeros((len(rows), self.num_actions), dtype=np.int8)
+        out = np.zeros((len(rows), self.num_actions), dtype=LABELS)
         if not len(rows):
             return out
         if self.batched() and self.guide == "oracle":     # the exact solver on the true rows: no draws
@@ -123,9 +170,37 @@ class Teacher:
                 out[idx] = self.pimc.label_rows(S, rows[idx], openings[idx], seeds[idx],
                                                 self.samples)
         else:
-            slow = range(len(rows))
-        for i in slow:
-            h = int(rows[i])
-            state = state_of(h)
-            out[i, self.best_moves(state, state.current_player, rngs[i])] = 1
+            slow = list(range(len(rows)))
+        if len(slow):
+            slow = np.asarray(slow, dtype=np.int64)
+            out[slow] = self.label_states([state_of(int(rows[i])) for i in slow.tolist()],
+                                          [rngs[i] for i in slow.tolist()], net)
+        return out
+
+    def label_states(self, states, rngs, net=None) -> np.ndarray:
+        """The labels (as :meth:`label_many`'s) of decisions given by their Python states,
+        the seat to move's in each; ``rngs[i]``: its hand's generator.  ``ismcts``: every
+        decision searched together in one lock-step ``search_many`` guided by ``net``,
+        decision ``i``'s stream seeded by one draw from ``rngs[i]`` (as
+        ``ISMCTSAgent.search_batch`` seeds it), so its visits do not depend on the others
+        (up to the last bits of the net's batched float32 products); the others: one at
+        a time, :meth:`best_moves`."""
+        out = np.zeros((len(states), self.num_actions), dtype=LABELS)
+        if self.search is None:
+            for i, (state, rng) in enumerate(zip(states, rngs)):
+                out[i, self.best_moves(state, state.current_player, rng)] = 1
+            return out
+        if net is None:
+            raise PipslabError(f"--guide {self.guide}: the search needs the learner's net")
+        if not len(states):
+            return out
+        from pipslab.agents.domino_net import NetEvaluator
+        from pipslab.agents.search_dominoes import search_many
+        search = self.search
+        seeds = [int(rng.integers(1 << 62)) for rng in rngs]
+        results = search_many([s.observe(s.current_player) for s in states], seeds, NetEvaluator.of(net),
+                              search.budget.count, search.c, noise=self.noise, mix=search.mix,
+                              playout=search.playout)
+        for i, r in enumerate(results):
+            out[i, list(r.visits)] = list(r.visits.values())
         return out

@@ -34,14 +34,15 @@ policy it learns is exactly what the ``net`` agent and ISMCTS's prior need.  The
 are luck-heavy, so updates use many hands (512 by default) to keep the gradient's noise
 down.
 
-**Guiding by a teacher** (``--guide pimc|oracle|AGENT``).  PPO alone learns slowly
+**Guiding by a teacher** (``--guide pimc|oracle|ismcts|AGENT``).  PPO alone learns slowly
 here: the reward is one ±1 at the end of a hand that luck decides as much as play, so
 its gradient is noise over a small signal — on Happy it levelled off at about
 ``heaviest``'s and ``suits``' strength (block: 50% against each after 400,000 hands;
 draw: 60% against ``heaviest``, 47.5% against ``suits``).  With ``--guide`` the loss
 also has ``guide_coef`` times the cross-entropy between the policy and the teacher's
-moves (uniform over its ties) at the learner's decisions, and ``guide_epochs`` more
-passes of that loss alone over each update's labels (they are off-policy-safe):
+label (its row over its sum: uniform over its best moves, or a visit distribution) at
+the learner's decisions, and ``guide_epochs`` more passes of that loss alone over each
+update's labels (they are off-policy-safe):
 
 * ``pimc`` (Happy, or Troshin for 2 or 4 in pairs: the games the solver plays) — the
   exact solver's values summed over ``guide_samples`` worlds dealt by ``sample_world``
@@ -51,13 +52,30 @@ passes of that loss alone over each update's labels (they are off-policy-safe):
   cheaper, but a label from one world is a poor teacher — in most late worlds every move
   wins or every move loses, and the margin it then ranks by is not the win (measured:
   one-world labels left the policy no stronger);
+* ``ismcts[:iters=N,c=C,mix=M]`` (any game) — the root visit counts of PUCT ISMCTS
+  guided by **the learner's own net of the update being played** (its policy the prior,
+  its value heads the leaves; :func:`~pipslab.agents.search_dominoes.search_many`, every
+  labelled decision of a lock-step step searched together, one forward pass per
+  iteration), each decision's stream seeded by one draw from its hand's generator;
+  ``--guide-noise ALPHA,FRACTION`` mixes AlphaZero's Dirichlet noise into the root's
+  prior (default none: the moves played are sampled from the policy already, so the
+  noise would only blur the target).  AlphaZero's loop: the search improves on the net,
+  the net learns the search's visit distribution, and the next update's search starts
+  from the better net.  Why past ``pimc``: pimc solves each world as if every hand were
+  seen (strategy fusion: a move that wins in each world by a different follow-up looks
+  safe), and its labels cap the net at pimc's strength; the search plans over the
+  seat's information sets only, and it plays the games no solver plays (Triple,
+  Troshin for 3), where its own values are the teacher;
 * an agent spec (``greedy``) — that agent's move, where no solver plays (Triple).
 
 With ``--epochs 0`` the teacher alone trains the policy — expert iteration (Anthony et
 al. 2017): the league's self-play games give the positions, search gives the targets,
-and the value head learns the returns.  Measured on Happy, from the PPO nets above and
-1,000 duplicate games against ``suits``: block 48.8% -> 54.5% after ~60,000 guided
-hands, draw 51.3% -> 57.3% after ~20,000; it is what the shipped Happy nets are.
+and the value head learns the returns (the λ-returns of 2.: the hand's result for the
+seat's side, partners sharing it, mixed with the head's own later values by
+``gae_lambda``; ``--gae-lambda 1``: the result itself).  Measured on Happy with
+``pimc``, from the PPO nets above and 1,000 duplicate games against ``suits``: block
+48.8% -> 54.5% after ~60,000 guided hands, draw 51.3% -> 57.3% after ~20,000; it is what
+the shipped Happy nets are.
 
 **The league** (why: self-play alone can cycle, chasing its own latest weaknesses).  The
 pool holds the built-in agents of ``league`` (``heaviest``, ``suits``, …) and frozen
@@ -98,7 +116,7 @@ from pipslab.agents.base import Agent, Observation
 from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_softmax, net_dict, net_from, net_spec,
                                        read_net, sample_actions)
 from pipslab.agents.registry import make_agent
-from pipslab.agents.teacher import Teacher
+from pipslab.agents.teacher import LABELS, Teacher, guide_search
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import get_game
 
@@ -153,7 +171,7 @@ class TrainArgs(skeleton.TrainArgs):
     exploit: str = ""
     """train a fresh best response against this one agent instead (e.g. net, suits)"""
     guide: str = ""
-    """also imitate a teacher: pimc (the solver over worlds dealt from the seat's view), oracle (the solver on the true state) or an agent spec"""
+    """also imitate a teacher: pimc (the solver over worlds dealt from the seat's view), oracle (the solver on the true state), ismcts[:iters=N,c=C,mix=M] (the visit counts of ISMCTS guided by the learner's own net) or an agent spec"""
     guide_coef: float = 1.0
     """weight of the imitation loss at the start"""
     guide_hands: int = 0
@@ -164,6 +182,8 @@ class TrainArgs(skeleton.TrainArgs):
     """pimc: worlds solved per label"""
     guide_epochs: int = 8
     """passes of the imitation loss alone over each update's labels"""
+    guide_noise: List[float] = field(default_factory=list)
+    """ismcts: AlphaZero's root Dirichlet noise ALPHA,FRACTION in the teacher's search (default none)"""
     checkpoint_every: int = 10
     """updates between checkpoints"""
     game: str = field(default="happy", metadata={"cli": False})
@@ -200,8 +220,15 @@ class TrainArgs(skeleton.TrainArgs):
             refusal = get_game(self.game).solver_support(self.options)
             if refusal is not None:
                 raise PipslabError(f"--guide {self.guide} needs the exact solver: {refusal}")
-        elif self.guide:
+        elif self.guide and guide_search(self.guide, self.game) is None:
             make_agent(self.guide, self.game)     # --guide AGENT: a bad spec fails now
+        if self.guide_noise:
+            noise = self.guide_noise
+            if not self.guide or guide_search(self.guide, self.game) is None:
+                raise PipslabError("--guide-noise is the root noise of the ismcts teacher's search: give --guide ismcts")
+            if len(noise) != 2 or not (math.isfinite(noise[0]) and noise[0] > 0 and 0 <= noise[1] <= 1):
+                raise PipslabError(f"--guide-noise is ALPHA,FRACTION with alpha > 0 and a fraction from 0 to 1, "
+                                   f"got {','.join(map(str, noise))}")
         if not self.exploit and not self.league and self.self_play < 1:
             raise PipslabError("--league is empty: give agents, or --self-play 1")
 
@@ -295,7 +322,7 @@ class Batch:
     values: np.ndarray
     advantages: np.ndarray
     returns: np.ndarray
-    teacher: np.ndarray           # per decision: 1 on the solver's best moves (all 0: not labelled)
+    teacher: np.ndarray           # per decision: the teacher's label (LABELS: 1 on its best moves or visit counts; all 0: not labelled)
     hands: int
     decisions: int
     results: Dict[str, List[float]]
@@ -322,7 +349,7 @@ def play_hands(player: NetPlayer, league: League, args: TrainArgs, first_hand: i
 def play_part(player: NetPlayer, league: League, args: TrainArgs, first_hand: int, count: int,
               label: bool = False, teacher: Optional[Teacher] = None, compiled: bool = True):
     """:func:`play_hands` before the advantages: ``(steps, finals, results)``."""
-    teacher = (teacher or new_teacher(args)) if label else None
+    teacher = (teacher or new_teacher(args)) if label else None     # ismcts: guided by ``player``
     game = get_game(args.game)
     opts = game.resolve(args.options)
     teams = game.teams(opts)
@@ -402,7 +429,7 @@ class _Steps:
             return Batch(obs=np.zeros((0, size), dtype=np.float32), masks=np.zeros((0, num_actions), dtype=np.int8),
                          actions=np.zeros(0, dtype=np.int64), logp=np.zeros(0, dtype=np.float32),
                          values=np.zeros(0, dtype=np.float32), advantages=np.zeros(0, dtype=np.float32),
-                         returns=np.zeros(0, dtype=np.float32), teacher=np.zeros((0, num_actions), dtype=np.int8),
+                         returns=np.zeros(0, dtype=np.float32), teacher=np.zeros((0, num_actions), dtype=LABELS),
                          hands=hands, decisions=0, results=results)
         # trajectories by hand, then in the order their seats first moved in it; steps in
         # time order: an order that does not depend on which hands shared a forward pass
@@ -442,15 +469,15 @@ def _learner_moves(player: NetPlayer, args: TrainArgs, X, M, waiting, label_many
                    num_actions: int, apply_all) -> None:
     """One forward pass for every learner decision waiting (``(hand, seat)`` pairs, their
     observation rows ``X`` and masks ``M``): sample each action from the hand's
-    generator, label (a share of) them by the teacher (``label_many(pairs)``: their best
-    moves as 0/1 rows, all in one call), play them all with ``apply_all(hands, actions)``
+    generator, label (a share of) them by the teacher (``label_many(pairs)``: their
+    :data:`~pipslab.agents.teacher.LABELS` rows, all in one call), play them all with ``apply_all(hands, actions)``
     and add the rows to ``steps``.  Each hand's draws come in the same order: its action,
     its share, its teacher's."""
     logits, values = player.forward(X)
     probs = masked_softmax(logits, M)
     u = np.array([rngs[h].random() for h, _ in waiting])
     chosen = sample_actions(probs, M, u)
-    labels = np.zeros((len(waiting), num_actions), dtype=np.int8)
+    labels = np.zeros((len(waiting), num_actions), dtype=LABELS)
     if teacher is not None:
         sel = [i for i, (h, p) in enumerate(waiting) if rngs[h].random() < args.guide_share]
         if sel:
@@ -512,10 +539,7 @@ def _play_reference(player: NetPlayer, league: League, args: TrainArgs, states, 
             for h, a in zip(hands, actions):
                 states[h].apply(a)
         def label_many(pairs):
-            out = np.zeros((len(pairs), num_actions), dtype=np.int8)
-            for i, (h, p) in enumerate(pairs):
-                out[i, teacher.best_moves(states[h], p, rngs[h])] = 1
-            return out
+            return teacher.label_states([states[h] for h, _ in pairs], [rngs[h] for h, _ in pairs], player)
         _learner_moves(player, args, np.stack(rows), np.stack(masks), waiting, label_many, rngs, teacher, traj,
                        num_actions, apply_all)
     return traj, [s.returns() for s in states]
@@ -580,7 +604,8 @@ def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, 
 
     def label_many(pairs):
         hs = [h for h, _ in pairs]
-        return teacher.label_many(S, hs, [rngs[h] for h in hs], [deals[h][cc.S_OPENING] for h in hs], state_of)
+        return teacher.label_many(S, hs, [rngs[h] for h in hs], [deals[h][cc.S_OPENING] for h in hs], state_of,
+                                  player)
 
     n = variant.players
 
@@ -638,8 +663,8 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
                guide: float = 0.0) -> dict:
     """``epochs`` passes of minibatch Adam on the clipped surrogate + value loss −
     entropy bonus, over the masked policy; with ``guide`` > 0 plus ``guide`` times the
-    cross-entropy between the policy and the oracle's best moves (uniform over them) on
-    the labelled decisions."""
+    cross-entropy between the policy and the teacher's label over its sum (uniform over
+    its best moves, or the visit distribution) on the labelled decisions."""
     if not batch.decisions:
         return {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0, "imitation": 0.0}
     # everything a minibatch needs, gathered once per minibatch (the same values the
@@ -729,7 +754,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
 
 # ------------------------------------------------------------------ workers and the trainer
 def new_teacher(args: TrainArgs) -> Teacher:
-    return Teacher(args.game, args.options, args.guide, args.guide_samples)
+    return Teacher(args.game, args.options, args.guide, args.guide_samples, noise=args.guide_noise or None)
 
 
 _WORKER: Dict[str, object] = {}
@@ -740,7 +765,7 @@ def play_shard(shared, first_hand: int, count: int):
     ``(steps, finals, results, first_hand)`` of hands ``first_hand ..``.  A worker keeps
     its net, league players and teacher between updates (the solver's table with it)."""
     args, config, weights, league_state, label = shared
-    key = repr((config, args.game, args.options, args.guide, args.guide_samples))
+    key = repr((config, args.game, args.options, args.guide, args.guide_samples, args.guide_noise))
     if _WORKER.get("key") != key:
         _WORKER.clear()
         _WORKER.update(key=key, net=PolicyNet(config), teacher=new_teacher(args) if args.guide else None)

@@ -103,6 +103,8 @@ NUMBERS = [
     (["bench", "ismcts", "--batch", "0"], "batch"),
     (["bench", "solver", "--batch", "4"], "batch"),
     (["bench", "ismcts", "--batch", "4", "--moves", "5"], "moves"),
+    (["train", "happy", "--guide", "ismcts:iters=1"], "iters must be at least 2"),
+    (["train", "happy", "--guide", "ismcts:iters=8", "--guide-noise", "0.3,1.5"], "guide-noise"),
     (["solve", HAPPY, "--time-limit", "0"], "time-limit"),
     (["solve", HAPPY, "--time-limit", "nan"], "time-limit"),
     (["solve", HAPPY, "--time-limit", "-5"], "time-limit"),

@@ -1,0 +1,170 @@
+"""Expert iteration for dominoes (``pipslab train ... --guide ismcts``): the teacher's label
+of a decision is the root visit counts of ISMCTS guided by the learner's own net, every
+decision of a labelling call searched together in one lock-step ``search_many``; the
+0/1 labels of ``pimc`` and ``oracle`` go through the same seam unchanged; a tiny run
+trains, writes its net and resumes to the weights of one run."""
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from pipslab.agents.domino_net import NetEvaluator, NetPlayer, PolicyNet, net_spec
+from pipslab.agents.search_dominoes import search_many
+from pipslab.agents.teacher import LABELS, Teacher
+from pipslab.envs.dominoes.engine import deal
+from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
+from pipslab.experiments import train_dominoes
+from pipslab.experiments.train_dominoes import League, TrainArgs, play_hands
+
+from harness_helpers import pipslab_here
+
+ITERS = 24
+
+
+def _player(game="happy", options=None, seed=0):
+    torch.manual_seed(seed)
+    return NetPlayer(PolicyNet(dict(net_spec(game, options or {"mode": "block"}), hidden=[32, 32])), "learner")
+
+
+def _decisions(variant, count, seed, opened=False):
+    """Python states from random play, each a decision with a choice."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        s = deal(variant, rng)
+        for _ in range(rng.randrange(0, 14)):
+            if s.is_terminal:
+                break
+            legal = s.legal_actions()
+            s.apply(legal[rng.randrange(len(legal))])
+        if not s.is_terminal and len(s.legal_actions()) > 1 and (not opened or s.left >= 0):
+            out.append(s)
+    return out
+
+
+def _label(teacher, states, rngs, player):
+    """The trainer's seam: ``label_many`` with the decisions given by their states."""
+    return teacher.label_many(None, range(len(states)), rngs, None, state_of=lambda h: states[h], net=player)
+
+
+@pytest.mark.parametrize("noise", [None, (0.3, 0.25)])
+def test_a_label_row_is_the_searchs_root_visit_counts(noise):
+    """Row i is ``search_many`` on decision i's view, seeded by one draw from its hand's
+    generator, guided by the same net: its root visits at their action ids, nothing else."""
+    states = _decisions(HAPPY_BLOCK, 12, 1)
+    player = _player()
+    teacher = Teacher("happy", {"mode": "block"}, f"ismcts:iters={ITERS}", noise=noise)
+    got = _label(teacher, states, [np.random.default_rng([7, i]) for i in range(len(states))], player)
+    assert got.dtype == LABELS and got.shape == (len(states), teacher.num_actions)
+    for i, s in enumerate(states):
+        seed = int(np.random.default_rng([7, i]).integers(1 << 62))
+        r = search_many([s.observe(s.current_player)], [seed], NetEvaluator.of(player), ITERS, 1.5, noise=noise)[0]
+        want = np.zeros(teacher.num_actions, dtype=LABELS)
+        want[list(r.visits)] = list(r.visits.values())
+        np.testing.assert_array_equal(got[i], want)
+        assert got[i].sum() == ITERS - 1 and set(np.flatnonzero(got[i])) <= set(s.legal_actions())
+    # the search follows the net it is given: another learner, other counts
+    other = _label(teacher, states, [np.random.default_rng([7, i]) for i in range(len(states))], _player(seed=1))
+    assert not np.array_equal(got, other)
+
+
+def test_labels_do_not_depend_on_the_other_decisions_of_the_call():
+    """Labelled together in one lock-step search or one at a time, each decision gets the
+    same counts, and takes exactly one draw from its generator."""
+    states = _decisions(HAPPY_DRAW, 10, 2)
+    player = _player("happy", {"mode": "draw"})
+    teacher = Teacher("happy", {"mode": "draw"}, f"ismcts:iters={ITERS},c=2")
+    rngs = [np.random.default_rng([3, i]) for i in range(len(states))]
+    together = _label(teacher, states, rngs, player)
+    alone = np.concatenate([_label(teacher, [s], [np.random.default_rng([3, i])], player)
+                            for i, s in enumerate(states)])
+    np.testing.assert_array_equal(together, alone)
+    for i, rng in enumerate(rngs):
+        fresh = np.random.default_rng([3, i])
+        fresh.integers(1 << 62)
+        assert rng.random() == fresh.random()
+    # best_moves is the most visited of the same search
+    s = states[0]
+    best = teacher.best_moves(s, s.current_player, np.random.default_rng([3, 0]), player)
+    assert best == np.flatnonzero(together[0] == together[0].max()).tolist()
+
+
+@pytest.mark.parametrize("guide, variant, options", [
+    ("pimc", HAPPY_BLOCK, {"mode": "block"}),        # the compiled batched call
+    ("oracle", HAPPY_BLOCK, {"mode": "block"}),
+    ("pimc", HAPPY_DRAW, {"mode": "draw"}),          # one at a time from the states
+])
+def test_pimc_and_oracle_labels_are_still_one_on_their_best_moves(guide, variant, options):
+    """Counts now, but 0/1 as before: the label rows equal ``best_moves`` for the same
+    generators, so their normalised target is unchanged."""
+    from pipslab.envs.dominoes import compiled as C
+    states = _decisions(variant, 8 if variant.draw else 30, 4, opened=True)
+    batched = Teacher("happy", options, guide, 2)
+    single = Teacher("happy", options, guide, 2)
+    S = np.stack([C.pack(s) for s in states]) if not variant.draw else None
+    openings = [[ev for ev in s.observe(0).history if ev[0] == 0][0][2] for s in states]
+    got = batched.label_many(S, range(len(states)), [np.random.default_rng([9, i]) for i in range(len(states))],
+                             openings, state_of=lambda h: states[h])
+    assert got.dtype == LABELS and set(np.unique(got)) <= {0, 1}
+    for i, s in enumerate(states):
+        want = np.zeros(single.num_actions, dtype=LABELS)
+        want[single.best_moves(s, s.current_player, np.random.default_rng([9, i]))] = 1
+        np.testing.assert_array_equal(got[i], want)
+
+
+@pytest.mark.parametrize("game, options", [
+    ("happy", {"mode": "block"}),                    # the compiled self-play
+    ("troshin", {"players": 4, "pairs": True}),
+    ("troshin", {"players": 3}),                     # no solver: the search is the only teacher
+    ("triple", {"players": 3}),
+])
+def test_the_trainer_labels_its_learners_decisions_with_visit_counts(game, options):
+    args = TrainArgs(game=game, options=options, seed=2, guide="ismcts:iters=6", hidden=[32, 32], epochs=0,
+                     guide_noise=[0.5, 0.25])
+    args.validate()
+    batch = play_hands(_player(game, options), League(args), args, 0, 6, label=True)
+    assert batch.decisions > 0 and batch.teacher.dtype == LABELS
+    assert np.all(batch.teacher.sum(1) == 5) and np.all(batch.masks[batch.teacher > 0] == 1)
+
+
+def test_a_tiny_expert_iteration_run_trains_and_resumes(tmp_path, capfd, monkeypatch):
+    """``--guide ismcts --epochs 0``: finite losses with an imitation term, a net written,
+    and a resumed run reaching one straight run's weights."""
+    seen = []
+    update = train_dominoes.ppo_update
+
+    def recorded(*a, **k):
+        seen.append(update(*a, **k))
+        return seen[-1]
+
+    monkeypatch.setattr(train_dominoes, "ppo_update", recorded)
+    base = ["train", "happy", "--guide", "ismcts:iters=8", "--epochs", "0", "--guide-epochs", "1",
+            "--batch-hands", "32", "--hidden", "16", "--eval-games", "0", "--seed", "4", "--no-progress"]
+    r = pipslab_here(capfd, *base, "--hands", "96", "--out", str(tmp_path / "one"))
+    assert r.returncode == 0, r.stderr
+    assert len(seen) == 3 and all(math.isfinite(v) for s in seen for v in s.values())
+    assert all(s["imitation"] > 0 for s in seen)
+    assert (tmp_path / "one" / "net.pt").is_file()
+    r = pipslab_here(capfd, *base, "--hands", "64", "--out", str(tmp_path / "two"))
+    assert r.returncode == 0, r.stderr
+    r = pipslab_here(capfd, *base, "--hands", "96", "--out", str(tmp_path / "two"), "--resume")
+    assert r.returncode == 0, r.stderr
+    a = torch.load(tmp_path / "one" / "net.pt", weights_only=True)["model"]
+    b = torch.load(tmp_path / "two" / "net.pt", weights_only=True)["model"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--guide", "ismcts:time=1"], "it takes iters, c, mix, not time"),
+    (["--guide", "ismcts:iters=1"], "iters must be at least 2"),
+    (["--guide", "pimc", "--guide-noise", "0.3,0.25"], "give --guide ismcts"),
+    (["--guide", "ismcts", "--guide-noise", "0,0.25"], "ALPHA,FRACTION"),
+])
+def test_bad_search_guides_are_one_line(flags, message, tmp_path, capfd):
+    r = pipslab_here(capfd, "train", "happy", *flags, "--out", str(tmp_path / "run"), "--no-progress")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and message in r.stderr, r.stderr
+    assert not (tmp_path / "run").exists()
