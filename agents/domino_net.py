@@ -292,6 +292,18 @@ class NetEvaluator(DominoEvaluator):
     def check_table(self, game: str, options: dict) -> None:
         self.choice.check_table(game, options)
 
+    def compiled_player(self, variant) -> Optional[Tuple[NetPlayer, int]]:
+        """What compiled PUCT (:mod:`pipslab.agents.puct_compiled`) needs to search
+        ``variant``'s hands with this net: ``(the net, its encoder's kind in
+        compiled.ENCODERS)``, or None where the compiled encoder does not make the net's
+        inputs (the Python loop then searches)."""
+        from pipslab.envs.dominoes.compiled import ENCODERS
+        player = self.choice.get(variant)
+        kind, size = ENCODERS.get(player.config["game"], (None, None))
+        if kind is None or size != int(player.config["inputs"]):
+            return None
+        return player, kind
+
     def _forward(self, states, movers: bool):
         """One forward pass over every seat's view of every unfinished state: ``(values
         (k, players) — a finished state's returns —, the mover's logits per state or None)``."""
@@ -352,11 +364,13 @@ class NetEvaluator(DominoEvaluator):
 
 
 def _policy(state, logits) -> Dict[int, float]:
-    """The softmax of the mover's ``logits`` over ``state``'s legal actions (``{}`` when finished)."""
+    """The softmax of the mover's ``logits`` over ``state``'s legal actions (``{}`` when
+    finished): :func:`~pipslab.agents.puct_compiled.legal_softmax`, the compiled search's
+    own, so both loops give a node the same prior to the last bit."""
     if logits is None:
         return {}
-    legal = list(state.legal_actions())
-    z = logits[legal]
-    e = np.exp(z - z.max())
-    e /= e.sum()
-    return dict(zip(legal, e.tolist()))
+    from .puct_compiled import legal_softmax
+    legal = np.asarray(state.legal_actions(), dtype=np.int64)
+    out = np.empty(len(legal))
+    legal_softmax(logits, legal, len(legal), out)
+    return dict(zip(legal.tolist(), out.tolist()))

@@ -56,7 +56,14 @@ family ``"dominoes"``): ``eval=NAME[:ARG]`` picks any registered evaluator — `
   :meth:`ISMCTSAgent.search_batch` many (a trainer's: the root's visit counts, the move,
   the root value; optional root Dirichlet noise).  A search's visits are the same alone or
   in a batch (as far as the evaluator values a state the same in any batch: a net's
-  float32 products can differ in the last bits with the batch's size).
+  float32 products can differ in the last bits with the batch's size).  With the net
+  (``eval=net``), ``mix=0`` and hands (not a match) the same lock-step steps run compiled
+  (:mod:`pipslab.agents.puct_compiled`: worlds from ``engine.packed_world_sampler`` by
+  each search's compiled generator seeded with its seed, the descent and backup in numba,
+  one ``NetPlayer.forward`` a step between them: 2-4x faster alone, where that forward
+  pass of a few rows is most of a step, ~9x in a batch of 64, ``bench ismcts --batch``);
+  the same search on the same worlds (tested step for step), other worlds for a seed;
+  ``compiled=false`` runs the Python loop, the reference.
 * ``oracle`` — **cheats**: sees every hand and the boneyard order and plays the exact
   solver's move.  Only an upper bound for tables; never a fair opponent.
 
@@ -356,7 +363,8 @@ def _check_noise(noise) -> Optional[Tuple[float, float]]:
 
 
 def search_many(views: Sequence, seeds: Sequence[int], evaluator, iters: int = 1000, c: float = 1.5,
-                noise=None, mix: float = 0.0, seconds: Optional[float] = None, playout=None) -> List[SearchResult]:
+                noise=None, mix: float = 0.0, seconds: Optional[float] = None, playout=None,
+                compiled: bool = True) -> List[SearchResult]:
     """Independent ISMCTS searches of ``views`` (one decision each, its seat to move the
     observer), run in lock-step so that their leaves are valued together: at every step
     each search samples a world from its own ``random.Random(seed)`` stream and descends —
@@ -372,7 +380,13 @@ def search_many(views: Sequence, seeds: Sequence[int], evaluator, iters: int = 1
     one); ``noise=(alpha, fraction)``: AlphaZero's Dirichlet noise mixed into each root's
     prior, drawn from that search's stream (training only; needs a prior); ``mix``: the
     share of one random ``playout`` (default a rollout evaluator; drawn from the search's
-    stream) in a new node's value (needs a prior).  Returns one :class:`SearchResult` per view."""
+    stream) in a new node's value (needs a prior).  Returns one :class:`SearchResult` per view.
+
+    With ``compiled`` (the default), a net evaluator the compiled encoder can feed
+    (``compiled_player``), ``mix == 0`` and hands of one variant (no match), the same
+    steps run compiled (:mod:`pipslab.agents.puct_compiled`): each search's worlds dealt
+    by its own compiled generator seeded with its seed — the same searches, other
+    worlds than this loop's, so other visits for a seed.  ``compiled=False``: this loop."""
     if len(views) != len(seeds):
         raise PipslabError(f"ismcts: {len(views)} views but {len(seeds)} seeds; give one seed per search")
     evaluator = as_evaluator("dominoes", evaluator)
@@ -385,9 +399,14 @@ def search_many(views: Sequence, seeds: Sequence[int], evaluator, iters: int = 1
     if mix and playout is None:
         playout = make_evaluator("dominoes", "rollout")
     budget = _Budget("ismcts", "iters", iters, seconds).start()
-    searches = [_Search(view, int(seed)) for view, seed in zip(views, seeds)]
-    if not searches:
+    if not views:
         return []
+    net = _compiled_net(views, evaluator, mix) if compiled else None
+    if net is not None:
+        from . import puct_compiled
+        return [SearchResult(*r) for r in puct_compiled.run_searches(views, seeds, net[0], net[1], iters, c, noise,
+                                                                     seconds)]
+    searches = [_Search(view, int(seed)) for view, seed in zip(views, seeds)]
     descend = _descend_puct if guided else _descend_ucb
     shared = not draws_random(evaluator)     # deterministic: one call values every search's leaf
     while True:
@@ -403,6 +422,15 @@ def search_many(views: Sequence, seeds: Sequence[int], evaluator, iters: int = 1
         if not budget.more():
             break
     return [s.result() for s in searches]
+
+
+def _compiled_net(views, evaluator, mix: float):
+    """``(net, encoder kind)`` where compiled PUCT can run these searches (:func:`search_many`), else None."""
+    ask = getattr(evaluator, "compiled_player", None)
+    variant = views[0].variant
+    if ask is None or mix or any(v.match is not None or v.variant != variant for v in views):
+        return None
+    return ask(variant)
 
 
 def _value(waiting, evaluator, guided: bool, shared: bool, noise, mix: float, playout) -> None:
@@ -484,7 +512,7 @@ class ISMCTSAgent(Agent):
 
     def _search(self, views, seeds, noise=None) -> List[SearchResult]:
         return search_many(views, seeds, self.evaluator, self.budget.count, self.c, noise=noise, mix=self.mix,
-                           seconds=self.budget.seconds, playout=self.playout)
+                           seconds=self.budget.seconds, playout=self.playout, compiled=self.compiled)
 
     def _act_compiled(self, observation: Observation, seed: int) -> int:
         """The same iterations with random playouts, compiled (:mod:`pipslab.agents.ismcts_compiled`),

@@ -65,8 +65,9 @@ class Teacher:
     choice comes from the hand's generator.  ``compiled`` (the default) deals and solves
     ``pimc``'s worlds in one compiled call (:class:`~pipslab.agents.pimc_compiled.CompiledPIMC`,
     the worlds of ``engine.packed_world_sampler`` dealt by a generator seeded with one
-    draw from the hand's): the same labels in distribution, other worlds than the Python
-    sampler's (``compiled=False``, the reference)."""
+    draw from the hand's), and runs the ``ismcts`` searches compiled where
+    ``search_many`` can (:mod:`~pipslab.agents.puct_compiled`): the same labels in
+    distribution, other worlds than the Python sampler's (``compiled=False``, the reference)."""
 
     # block mode: a world's exact solve visits a few hundred positions, so a table that
     # stays in the cache beats a big one (which, kept for the run, grew to millions of
@@ -76,6 +77,7 @@ class Teacher:
     def __init__(self, game: str, options: dict, guide: str, samples: int = 6, compiled: bool = True,
                  noise=None):
         self.game, self.options, self.guide, self.samples = game, dict(options), guide, samples
+        self.compiled = bool(compiled)
         self.num_actions = get_game(game).actions(options)
         self.search = guide_search(guide, game)
         self.noise = tuple(noise) if noise else None
@@ -200,7 +202,7 @@ class Teacher:
         seeds = [int(rng.integers(1 << 62)) for rng in rngs]
         results = search_many([s.observe(s.current_player) for s in states], seeds, NetEvaluator.of(net),
                               search.budget.count, search.c, noise=self.noise, mix=search.mix,
-                              playout=search.playout)
+                              playout=search.playout, compiled=self.compiled)
         for i, r in enumerate(results):
             out[i, list(r.visits)] = list(r.visits.values())
         return out

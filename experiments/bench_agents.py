@@ -6,9 +6,10 @@ The decisions are the first ``N`` (default 20) positions with a choice met in ga
 ``--players``, ``--pairs`` say otherwise); every agent is built fresh for each decision
 (as the harness builds them per game) and acts on that seat's observation with a
 generator seeded from the decision's index, so each agent sees exactly the same
-positions.  Reported per agent: mean, median and 90th-percentile seconds per move.  This
-is how search budgets are compared (``ismcts:iters=100,net=shipped`` against
-``ismcts:iters=500``); strength is the tournament's business.
+positions (after one untimed move, which loads nets and compiled code).  Reported per
+agent: mean, median and 90th-percentile seconds per move.  This is how search budgets
+are compared (``ismcts:iters=100,net=shipped`` against ``ismcts:iters=500``); strength
+is the tournament's business.
 """
 from __future__ import annotations
 
@@ -46,7 +47,13 @@ def positions(game: str, options: dict, count: int, seed: int) -> list:
 
 
 def seconds_per_move(spec: str, game: str, states: list, options: dict) -> list:
-    make_agent(spec, game).check_table(game, options)
+    """Each decision's time, after one untimed move on the first (loading a net or compiled
+    code once per process is not a move's cost)."""
+    warm = make_agent(spec, game)
+    warm.check_table(game, options)
+    first = states[0]
+    warm.act(Observation(first.current_player, first.observe(first.current_player), first.legal_actions(),
+                         first.num_actions), np.random.default_rng([0, 0]))
     times = []
     for i, state in enumerate(states):
         agent = make_agent(spec, game)

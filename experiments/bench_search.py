@@ -26,8 +26,9 @@ gives its bot one: the opponent's hand and the deck re-dealt uniformly.
 Happy block (the shipped net), 200 iterations on each of the first decisions with a
 choice of N random deals: iterations per second of the N searches run in lock-step
 (``search_many``: one forward pass values the new nodes of all of them) beside the same
-searches, the same seeds, run one at a time — and whether both gave the same moves.  Both
-run with one BLAS thread, as the trainer's workers do (on a busy machine a threaded BLAS
+searches, the same seeds, run one at a time — and whether both gave the same moves —
+for the compiled steps (:mod:`pipslab.agents.puct_compiled`) and the Python loop side by
+side.  All run with one BLAS thread, as the trainer's workers do (on a busy machine a threaded BLAS
 spends more waking its threads for these small products than it saves).
 """
 from __future__ import annotations
@@ -328,32 +329,46 @@ def first_decisions(count: int, seed: int):
 
 def lockstep_rates(searches: int, iters: int, seed: int) -> dict:
     """Iterations per second of ``searches`` net-guided searches run in lock-step and the
-    same searches (same views, same seeds) run one at a time; whether their moves agree."""
+    same searches (same views, same seeds) run one at a time, by the compiled steps
+    (:mod:`pipslab.agents.puct_compiled`, the default road: the un-prefixed keys) and by
+    the Python loop (``python_*``); whether each road's moves agree with itself batched
+    and alone, and how often the two roads pick the same move (other worlds: not always)."""
     agent = ISMCTSAgent(iters=iters, eval="net")
     views = [s.observe(s.current_player) for s in first_decisions(searches, seed)]
     seeds = [seed * 1000 + i for i in range(searches)]
 
-    def run_all(batch: int):
+    def run_all(batch: int, compiled: bool):
         out = []
         for i in range(0, searches, batch):
-            out += search_many(views[i:i + batch], seeds[i:i + batch], agent.evaluator, iters, agent.c)
+            out += search_many(views[i:i + batch], seeds[i:i + batch], agent.evaluator, iters, agent.c,
+                               compiled=compiled)
         return out
 
     from threadpoolctl import threadpool_limits
-    with threadpool_limits(1):
-        run_all(searches)          # load the net and warm caches outside the clock
-        t0 = time.perf_counter()
-        together = run_all(searches)
-        lockstep_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        alone = run_all(1)
-        alone_s = time.perf_counter() - t0
     total = searches * iters
-    return {"searches": searches, "iterations_each": iters, "blas_threads": 1,
-            "lockstep_iters_per_s": total / lockstep_s, "one_at_a_time_iters_per_s": total / alone_s,
-            "speedup": alone_s / lockstep_s,
-            "lockstep_s_per_search": lockstep_s / searches, "one_at_a_time_s_per_search": alone_s / searches,
-            "same_moves": sum(a.action == b.action for a, b in zip(together, alone)) / searches}
+    out = {"searches": searches, "iterations_each": iters, "blas_threads": 1}
+    moves = {}
+    with threadpool_limits(1):
+        for compiled, prefix in ((True, ""), (False, "python_")):
+            run_all(searches, compiled)          # load the net and warm caches outside the clock
+            t0 = time.perf_counter()
+            together = run_all(searches, compiled)
+            lockstep_s = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            alone = run_all(1, compiled)
+            alone_s = time.perf_counter() - t0
+            moves[compiled] = together
+            out.update({f"{prefix}lockstep_iters_per_s": total / lockstep_s,
+                        f"{prefix}one_at_a_time_iters_per_s": total / alone_s,
+                        f"{prefix}speedup": alone_s / lockstep_s,
+                        f"{prefix}lockstep_s_per_search": lockstep_s / searches,
+                        f"{prefix}one_at_a_time_s_per_search": alone_s / searches,
+                        f"{prefix}same_moves": sum(a.action == b.action for a, b in zip(together, alone)) / searches})
+    out["compiled_vs_python_lockstep"] = out["lockstep_iters_per_s"] / out["python_lockstep_iters_per_s"]
+    out["compiled_vs_python_one_at_a_time"] = (out["one_at_a_time_iters_per_s"]
+                                               / out["python_one_at_a_time_iters_per_s"])
+    out["compiled_python_same_moves"] = sum(a.action == b.action for a, b in zip(moves[True], moves[False])) / searches
+    return out
 
 
 def run_lockstep(args) -> int:
@@ -362,12 +377,15 @@ def run_lockstep(args) -> int:
     r = lockstep_rates(args.batch, LOCKSTEP_ITERS, args.seed)
     lines = [f"ismcts:eval=net, Happy block, {r['searches']} searches of {r['iterations_each']} iterations "
              f"(first decisions of random deals)",
-             f"{'':<40} {'iters/s':>10} {'s/search':>10}",
-             f"{'lock-step (one forward pass a step)':<40} {r['lockstep_iters_per_s']:>10.0f} "
-             f"{r['lockstep_s_per_search']:>10.4f}",
-             f"{'one at a time':<40} {r['one_at_a_time_iters_per_s']:>10.0f} {r['one_at_a_time_s_per_search']:>10.4f}",
-             f"lock-step is {r['speedup']:.2f}x the searches one at a time; the same move in "
-             f"{r['same_moves']:.0%} of the searches"]
+             f"{'iterations per second':<40} {'compiled':>11} {'Python loop':>12}"]
+    for label, key in (("lock-step (one forward pass a step)", "lockstep_iters_per_s"),
+                       ("one at a time", "one_at_a_time_iters_per_s")):
+        lines.append(f"{label:<40} {r[key]:>11.0f} {r['python_' + key]:>12.0f}")
+    lines += [f"lock-step is {r['speedup']:.2f}x the searches one at a time compiled ({r['python_speedup']:.2f}x "
+              f"in Python); compiled is {r['compiled_vs_python_lockstep']:.1f}x the Python loop in lock-step, "
+              f"{r['compiled_vs_python_one_at_a_time']:.1f}x one at a time",
+              f"the same move batched and alone in {r['same_moves']:.0%} (compiled) and {r['python_same_moves']:.0%} "
+              f"(Python) of the searches; the two roads (other worlds) agree on {r['compiled_python_same_moves']:.0%}"]
     return report(args, r, "\n".join(lines), "bench_ismcts_lockstep.json")
 
 

@@ -84,11 +84,12 @@ def roots(monkeypatch):
     return seen
 
 
-@pytest.mark.parametrize("spec, ended_at_root", [("ismcts:iters=60,eval=net", 1),
+@pytest.mark.parametrize("spec, ended_at_root", [("ismcts:iters=60,eval=net,compiled=false", 1),
                                                   ("ismcts:iters=60,eval=hand", 0)])
 def test_the_visit_count_policy_is_the_root_s_counts(spec, ended_at_root, roots):
     """PUCT's first iteration values the root and ends there, every other one goes through a
-    root move; UCB1 expands a root move at every iteration (no game ends at the root)."""
+    root move; UCB1 expands a root move at every iteration (no game ends at the root).
+    The Python loop's trees (the compiled PUCT's: ``tests/agents/test_puct_compiled.py``)."""
     obs = [_obs(s) for s in _decisions(HAPPY_BLOCK, 3)]
     agent = make_agent(spec, "happy")
     results = agent.search_batch(obs, [np.random.default_rng(i) for i in range(3)])
