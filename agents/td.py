@@ -14,7 +14,8 @@ pass values every play of a roll.
 
 Inputs (:func:`pipslab.envs.backgammon.features.encode`): Tesauro's 198 (``"tesauro"``),
 those plus nine hand-made race/blot/prime/back-checker features (``"plus"``), or those
-plus shots and escapes (``"contact"``); :func:`grow` widens a trained net onto more
+plus shots and escapes (``"contact"``), or those plus pip loss, containment, pips to
+break contact and a closed board (``"containment"``); :func:`grow` widens a trained net onto more
 inputs or units without changing what it computes.
 
 Nets are files written by ``torch.save`` of a plain dict (``format``, ``config``,
@@ -57,7 +58,7 @@ _FLIP = [0, 3, 4, 1, 2]
 
 class TDNet(nn.Module):
     """``inputs -> hidden (ReLU) ... -> 5 sigmoid outputs``; ``config`` is
-    ``{"features": "tesauro"|"plus"|"contact", "hidden": [h1, ...]}``."""
+    ``{"features": "tesauro"|"plus"|"contact"|"containment", "hidden": [h1, ...]}``."""
 
     def __init__(self, features: str = "plus", hidden=(128,)):
         super().__init__()

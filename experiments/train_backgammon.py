@@ -60,7 +60,7 @@ class TrainArgs(skeleton.TrainArgs):
     games: int = 200_000
     """training games (rounded up to whole generations)"""
     features: str = "plus"
-    """the net's inputs: tesauro (198), plus (207) or contact (211)"""
+    """the net's inputs: tesauro (198), plus (207), contact (211) or containment (219)"""
     hidden: List[int] = field(default_factory=lambda: [128])
     """hidden layer sizes, e.g. 128 or 128,64"""
     target: str = "lambda"

@@ -927,27 +927,44 @@ def _hit_rolls(b, mirror, i, p, bar):
 
 
 @njit(cache=True)
-def _shots(b, mirror):
-    """Of the 36 rolls, how many let the opponent hit a blot of ``b``'s player on roll
-    (``mirror``: how many let the player on roll hit one of his).  Checkers on his bar
-    must enter first: then only the entering checkers hit (an approximation: the other
-    die's moves with the rest are not tried)."""
+def _shots_and_loss(b, mirror):
+    """``(shots, pip loss)`` against ``b``'s player on roll (``mirror``: against his
+    opponent): of the 36 rolls, how many let the other side hit one of his blots, and the
+    sum over those rolls of the most pips one hit would cost him (a blot on point ``p``
+    goes back ``25 - p``).  Checkers on the hitter's bar must enter first: then only the
+    entering checkers hit (an approximation: the other die's moves with the rest are not
+    tried)."""
     bar = -_at(b, 0, mirror)
     mask = np.int64(0)
+    loss = np.zeros(21, dtype=np.int64)
     for p in range(1, 25):
         if _at(b, p, mirror) != 1:
             continue
+        m = np.int64(0)
         if bar > 0:
-            mask |= _hit_rolls(b, mirror, 0, p, bar)
-            continue
-        for i in range(max(1, p - 24), p):
-            if _at(b, i, mirror) < 0:
-                mask |= _hit_rolls(b, mirror, i, p, 0)
-    total = 0
+            m = _hit_rolls(b, mirror, 0, p, bar)
+        else:
+            for i in range(max(1, p - 24), p):
+                if _at(b, i, mirror) < 0:
+                    m |= _hit_rolls(b, mirror, i, p, 0)
+        mask |= m
+        for k in range(21):
+            if (m >> k) & 1 and 25 - p > loss[k]:
+                loss[k] = 25 - p
+    shots = 0
+    pips = 0
     for k in range(21):
         if (mask >> k) & 1:
-            total += _ROLL_WEIGHT[k]
-    return total
+            shots += _ROLL_WEIGHT[k]
+            pips += _ROLL_WEIGHT[k] * loss[k]
+    return shots, pips
+
+
+@njit(cache=True)
+def _shots(b, mirror):
+    """Of the 36 rolls, how many let the opponent hit a blot of ``b``'s player on roll
+    (``mirror``: how many let the player on roll hit one of his); :func:`_shots_and_loss`."""
+    return _shots_and_loss(b, mirror)[0]
 
 
 @njit(cache=True)
@@ -961,8 +978,16 @@ def _escapes(b, mirror):
             if _at(b, p, mirror) > 0:
                 r = p
                 break
+    return _escapes_from(b, mirror, r, 1)
+
+
+@njit(cache=True)
+def _escapes_from(b, mirror, r, floor):
+    """Of the 36 rolls, how many would carry a checker of ``b``'s player on roll
+    (``mirror``: of his opponent) on point ``r`` past every point from ``floor`` up that
+    the opponent holds in the 12 in front of it (36 when none is held there)."""
     lo = 0                                  # the lowest held point in front (0: none)
-    for q in range(r - 1, max(0, r - 13), -1):
+    for q in range(r - 1, max(floor - 1, r - 13), -1):
         if _at(b, q, mirror) <= -2:
             lo = q
     if lo == 0:
@@ -995,10 +1020,56 @@ def _escapes(b, mirror):
 
 
 @njit(cache=True)
+def _containment(b, mirror):
+    """The fewest escapes (:func:`_escapes_from`) a checker of ``b``'s player on roll
+    (``mirror``: of his opponent) would have from his points 15 to 24, counting only the
+    points the other side holds outside his home board (7 up; an anchor deep in front of
+    the checker blocks nothing): how well the other side's points hold him in."""
+    least = 36
+    for r in range(15, 25):
+        e = _escapes_from(b, mirror, r, 7)
+        if e < least:
+            least = e
+    return least
+
+
+@njit(cache=True)
+def _contact_pips(b, mirror):
+    """The pips ``b``'s player on roll (``mirror``: his opponent) must move to bring every
+    checker past the other side's rearmost one (0 in a race): the moves left before the
+    contact breaks."""
+    rear = 25                               # the other side's rearmost checker, my numbering
+    if _at(b, 0, mirror) < 0:
+        rear = 0
+    else:
+        for p in range(1, 25):
+            if _at(b, p, mirror) < 0:
+                rear = p
+                break
+    total = 0
+    for p in range(rear + 1, 26):
+        v = _at(b, p, mirror)
+        if v > 0:
+            total += v * (p - rear)
+    return total
+
+
+@njit(cache=True)
+def _closed_board(b, mirror):
+    """The points the other side holds in his home board, where ``b``'s player on roll
+    (``mirror``: his opponent) enters from the bar."""
+    n = 0
+    for p in range(19, 25):
+        if _at(b, p, mirror) <= -2:
+            n += 1
+    return n
+
+
+@njit(cache=True)
 def _global_inputs(b, level, x, at):
     """Inputs 192 onwards of board ``b`` (192-197; ``level`` 1, "plus": 198-206; 2,
-    "contact": 198-210) into ``x[at:]``: the bars, the checkers off, who is on roll and the
-    hand-made ones."""
+    "contact": 198-210; 3, "containment": 198-218) into ``x[at:]``: the bars, the
+    checkers off, who is on roll and the hand-made ones."""
     mine_on = 0
     theirs_on = 0
     my_pips = 0
@@ -1073,6 +1144,19 @@ def _global_inputs(b, level, x, at):
         x[at + 16] = _shots(b, True) / 36.0
         x[at + 17] = _escapes(b, False) / 36.0
         x[at + 18] = _escapes(b, True) / 36.0
+    if level >= 3:
+        mine = _shots_and_loss(b, False)[1]
+        his = _shots_and_loss(b, True)[1]
+        x[at + 19] = mine / 900.0
+        x[at + 20] = his / 900.0
+        x[at + 21] = _containment(b, False) / 36.0
+        x[at + 22] = _containment(b, True) / 36.0
+        x[at + 23] = _contact_pips(b, False) / 100.0
+        x[at + 24] = _contact_pips(b, True) / 100.0
+        n = _closed_board(b, False)
+        x[at + 25] = n * n / 36.0
+        n = _closed_board(b, True)
+        x[at + 26] = n * n / 36.0
 
 
 @njit(cache=True)
@@ -1096,8 +1180,8 @@ def _encode_rows(rows, level, out):
 
 
 def encode_rows(rows: np.ndarray, level: int, out: np.ndarray) -> None:
-    """Fill ``out`` (k x 198, 207 or 211 float32) with the inputs of ``rows`` (k x 26
-    int8) at feature ``level`` (0 tesauro, 1 plus, 2 contact);
+    """Fill ``out`` (k x 198, 207, 211 or 219 float32) with the inputs of ``rows`` (k x 26
+    int8) at feature ``level`` (0 tesauro, 1 plus, 2 contact, 3 containment);
     :func:`pipslab.envs.backgammon.features.encode` is the front door."""
     _encode_rows(rows, int(level), out)
 
@@ -1195,7 +1279,7 @@ def _net_scratch(w1, b1, dims):
     sums and the five outputs."""
     wide = max(b1.shape[0], dims.max())
     return (np.empty(26, dtype=np.int64), np.empty(26, dtype=np.int64), np.empty(w1.shape[0], dtype=np.float32),
-            np.empty(19, dtype=np.float32), np.empty(b1.shape[0], dtype=np.float32),
+            np.empty(27, dtype=np.float32), np.empty(b1.shape[0], dtype=np.float32),
             np.empty(wide, dtype=np.float32), np.empty(wide, dtype=np.float32), np.empty(5))
 
 
@@ -1332,7 +1416,7 @@ def net_selfplay(boards, rolls, rpos, turns, states, status, points, level: int,
     length, 2 when its rolls ran out (add rolls and call again).  The network:
     ``w1`` (inputs x hidden float32), ``b1``, then ``rest`` (each further layer's weights,
     out x in, then its bias) with ``dims`` the widths from the first hidden layer to the
-    5 outputs; the inputs of feature ``level`` (0 tesauro, 1 plus, 2 contact)."""
+    5 outputs; the inputs of feature ``level`` (0 tesauro, 1 plus, 2 contact, 3 containment)."""
     _net_games(boards, rolls, rpos, turns, states, status, points, int(level), w1, b1, rest, dims, _OUT, _WS)
 
 
@@ -1355,7 +1439,7 @@ def warm_up() -> None:
     batch_afterstates(np.array([start] * 2), np.array([[3, 1], [4, 4]]))
     w = np.zeros(122)
     pubeval_rollouts(np.array([start]), np.ones((400, 2), dtype=np.int64) * [[6, 5]], w, w)
-    for level, inputs in ((2, 211), (1, 207), (0, 198)):
+    for level, inputs in ((3, 219), (2, 211), (1, 207), (0, 198)):
         encode_rows(row8[None, :], level, np.empty((1, inputs), dtype=np.float32))
         net_selfplay(row8[None, :].copy(), np.array([[[6, 5]] * 4], dtype=np.int64), np.zeros(1, np.int64),
                      np.zeros(1, np.int64), np.empty((1, 3, 26), np.int8), np.full(1, 2, np.int64),

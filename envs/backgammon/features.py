@@ -102,12 +102,26 @@ def observation(position, on_roll: bool, dice=(), moves_left: int = 0) -> np.nda
 #     [208]       my shots at his blots / 36
 #     [209, 210]  my / his rearmost checker's escapes: the rolls that carry it past every
 #                 point the other side holds in the 12 in front of it / 36
+#
+# ``"containment"`` appends the rest of what a point-by-point net misses in GNU BG's
+# contact inputs (:func:`containment_features` is the plain reference):
+#
+#     [211, 212]  my / his pip loss: over the 36 rolls, the most pips a hit of one of my
+#                 (his) blots would cost me (him), a blot on point p losing 25 - p / 900
+#     [213, 214]  my / his containment: the fewest escapes a checker of mine (his) would
+#                 have from any point 15..24 of my (his) numbering past the points the
+#                 other side holds from 7 up / 36
+#     [215, 216]  my / his pips to break contact: what I (he) must move to bring every
+#                 checker past the other side's rearmost one / 100
+#     [217, 218]  the square of the points he (I) holds in his (my) home board / 36: the
+#                 chance that one of my (his) checkers on the bar stays out
 
 from . import fast  # noqa: E402  (the compiled encoder lives with the other compiled kernels)
 
-FEATURE_SETS = {"tesauro": NUM_FEATURES, "plus": NUM_FEATURES + 9, "contact": NUM_FEATURES + 13}
+FEATURE_SETS = {"tesauro": NUM_FEATURES, "plus": NUM_FEATURES + 9, "contact": NUM_FEATURES + 13,
+                "containment": NUM_FEATURES + 21}
 #: the compiled encoder's number for each feature set; each set extends the one before
-FEATURE_LEVELS = {"tesauro": 0, "plus": 1, "contact": 2}
+FEATURE_LEVELS = {"tesauro": 0, "plus": 1, "contact": 2, "containment": 3}
 
 
 def encode(rows: np.ndarray, features: str = "tesauro") -> np.ndarray:
@@ -151,16 +165,27 @@ def _hits(side, blot, bar, a, b) -> bool:
     return False
 
 
-def _shots_of(side) -> int:
-    blots = [p for p in range(1, 25) if side[p] == 1]
+def _hit_blots(side, a, b):
+    """The blots of ``side`` that its opponent rolling ``a``-``b`` can hit."""
     bar = -side[0]
-    return sum(w for a, b, w in _rolls() if any(_hits(side, p, bar, a, b) for p in blots))
+    return [p for p in range(1, 25) if side[p] == 1 and _hits(side, p, bar, a, b)]
+
+
+def _shots_of(side) -> int:
+    return sum(w for a, b, w in _rolls() if _hit_blots(side, a, b))
+
+
+def _pip_loss_of(side) -> int:
+    return sum(w * max((25 - p for p in _hit_blots(side, a, b)), default=0) for a, b, w in _rolls())
 
 
 def _escapes_of(side) -> int:
     mine = [p for p in range(1, 26) if side[p] > 0]
-    rear = max(mine, default=0)
-    held = [q for q in range(max(1, rear - 12), rear) if side[q] <= -2]
+    return _escapes_from(side, max(mine, default=0), 1)
+
+
+def _escapes_from(side, rear, floor) -> int:
+    held = [q for q in range(max(floor, rear - 12), rear) if side[q] <= -2]
     if not held:
         return 36
     lo = min(held)
@@ -185,6 +210,12 @@ def _escapes_of(side) -> int:
     return total
 
 
+def _contact_pips_of(side) -> int:
+    his = [p for p in range(0, 25) if side[p] < 0]
+    rear = min(his, default=25)
+    return sum(side[p] * (p - rear) for p in range(rear + 1, 26) if side[p] > 0)
+
+
 def contact_features(position) -> np.ndarray:
     """The four ``"contact"`` inputs 207-210 of ``position`` (from its player on roll's
     side), written plainly: the reference the compiled encoder is tested against."""
@@ -192,3 +223,16 @@ def contact_features(position) -> np.ndarray:
     swapped = [-v for v in reversed(p)]
     return np.array([_shots_of(p), _shots_of(swapped), _escapes_of(p), _escapes_of(swapped)],
                     dtype=np.float32) / np.float32(36.0)
+
+
+def containment_features(position) -> np.ndarray:
+    """The eight ``"containment"`` inputs 211-218 of ``position`` (from its player on
+    roll's side), written plainly: the reference the compiled encoder is tested against."""
+    p = [int(v) for v in position]
+    swapped = [-v for v in reversed(p)]
+    x = []
+    for scale, measure in ((900.0, _pip_loss_of), (36.0, lambda s: min(_escapes_from(s, r, 7) for r in range(15, 25))),
+                           (100.0, _contact_pips_of),
+                           (36.0, lambda s: sum(1 for q in range(19, 25) if s[q] <= -2) ** 2)):
+        x += [measure(p) / scale, measure(swapped) / scale]
+    return np.array(x, dtype=np.float32)

@@ -36,7 +36,7 @@ def _torch_game(net, seed, game, start=tb.START):
     return np.array(states), 0.0
 
 
-@pytest.mark.parametrize("features,hidden,seed", [("plus", [16], 0), ("contact", [16], 2),
+@pytest.mark.parametrize("features,hidden,seed", [("plus", [16], 0), ("contact", [16], 2), ("containment", [16], 3),
                                                   pytest.param("tesauro", [12, 6], 1, marks=pytest.mark.slow)])
 def test_compiled_self_play_makes_the_torch_choices(features, hidden, seed):
     torch.manual_seed(seed)

@@ -94,3 +94,40 @@ def test_escapes_past_a_prime():
     assert round(encode(_board({24: 1, 6: 14}, {**six, 1: 3}), "contact")[0][209] * 36) == 0
     assert round(encode(_board({24: 1, 6: 14}, {**five, 1: 5}), "contact")[0][209] * 36) == 11   # a 6 jumps it
     assert round(encode(_board({24: 1, 6: 14}, {1: 15}), "contact")[0][209] * 36) == 36         # nothing ahead
+
+
+def test_containment_inputs_equal_the_reference(rows):
+    from pipslab.envs.backgammon.features import containment_features
+    x = encode(rows, "containment")
+    assert x.shape == (len(rows), FEATURE_SETS["containment"])
+    assert np.array_equal(x[:, :211], encode(rows, "contact"))
+    want = np.array([containment_features(r) for r in rows])
+    assert np.array_equal(x[:, 211:], want)
+    for k in range(211, 219):                          # every input varies over the rows
+        assert len(set(x[:, k].tolist())) > 1, k
+
+
+@pytest.mark.parametrize("away,shots", [(6, 17), (12, 3)])
+def test_pip_loss_is_the_shots_times_the_pips_a_hit_costs(away, shots):
+    # my blot on 14 goes back 25 - 14 = 11 pips with each of his hitting rolls
+    x = encode(_board({14: 1, 24: 14}, {14 - away: 1, 1: 14}), "containment")[0]
+    assert round(x[211] * 900) == shots * (25 - 14)
+
+
+def test_containment_behind_a_prime_and_in_the_open():
+    prime = {p: 2 for p in range(13, 19)}              # his six points 13..18 (his 7..12)
+    x = encode(_board({24: 2, 6: 13}, {**prime, 1: 3}), "containment")[0]
+    assert round(x[213] * 36) == 0                     # a checker on 19..24 cannot pass six points
+    x = encode(_board({24: 2, 6: 13}, {1: 15}), "containment")[0]
+    assert round(x[213] * 36) == 36                    # his only point is deep in my board: it holds nothing
+    # pips to break contact: his rearmost checker is on my 1-point, so my 24s need 23 each
+    # and my 6s 5 each
+    assert round(x[215] * 100) == 2 * 23 + 13 * 5
+
+
+def test_a_closed_board_keeps_a_checker_out():
+    board = {p: 2 for p in range(19, 25)}              # his whole home board (my 19..24)
+    x = encode(_board({6: 14}, {**board, 1: 3}, my_bar=1), "containment")[0]
+    assert x[217] == pytest.approx(1.0)                # 36 of 36 rolls dance
+    x = encode(_board({6: 14}, {19: 2, 20: 2, 1: 11}, my_bar=1), "containment")[0]
+    assert x[217] == pytest.approx(4 / 36)
