@@ -220,8 +220,8 @@ class RayExecutor:
         self._started = False
         if not ray.is_initialized():
             kwargs = dict(include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-            if not os.environ.get("RAY_ADDRESS"):
-                kwargs["num_cpus"] = workers
+            if not os.environ.get("RAY_ADDRESS"):   # a Ray of its own, never another process's cluster
+                kwargs.update(address="local", num_cpus=workers)
             ray.init(**kwargs)
             self._started = True
         self.job = job

@@ -393,8 +393,8 @@ def _ray_start(workers: int):
     if address and address not in ("auto", "local"):
         _check_reachable(address)
     kwargs: Dict[str, Any] = dict(include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-    if not address:
-        kwargs["num_cpus"] = workers
+    if not address:   # a Ray of its own: never attach to a cluster another process started here
+        kwargs.update(address="local", num_cpus=workers)
     try:
         ray.init(**kwargs)
     except KeyboardInterrupt:
