@@ -961,13 +961,6 @@ def _shots_and_loss(b, mirror):
 
 
 @njit(cache=True)
-def _shots(b, mirror):
-    """Of the 36 rolls, how many let the opponent hit a blot of ``b``'s player on roll
-    (``mirror``: how many let the player on roll hit one of his); :func:`_shots_and_loss`."""
-    return _shots_and_loss(b, mirror)[0]
-
-
-@njit(cache=True)
 def _escapes(b, mirror):
     """Of the 36 rolls, how many carry the rearmost checker of ``b``'s player on roll
     (``mirror``: of his opponent) past every point the opponent holds in the 12 in front
@@ -1140,15 +1133,15 @@ def _global_inputs(b, level, x, at):
         x[at + 13] = (my_back + my_bar) / 5.0
         x[at + 14] = (his_back + his_bar) / 5.0
     if level >= 2:
-        x[at + 15] = _shots(b, False) / 36.0
-        x[at + 16] = _shots(b, True) / 36.0
+        his_shots, my_loss = _shots_and_loss(b, False)      # one pass gives the shots and the pip loss
+        my_shots, his_loss = _shots_and_loss(b, True)
+        x[at + 15] = his_shots / 36.0
+        x[at + 16] = my_shots / 36.0
         x[at + 17] = _escapes(b, False) / 36.0
         x[at + 18] = _escapes(b, True) / 36.0
     if level >= 3:
-        mine = _shots_and_loss(b, False)[1]
-        his = _shots_and_loss(b, True)[1]
-        x[at + 19] = mine / 900.0
-        x[at + 20] = his / 900.0
+        x[at + 19] = my_loss / 900.0
+        x[at + 20] = his_loss / 900.0
         x[at + 21] = _containment(b, False) / 36.0
         x[at + 22] = _containment(b, True) / 36.0
         x[at + 23] = _contact_pips(b, False) / 100.0
