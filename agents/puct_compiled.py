@@ -311,19 +311,3 @@ def run_searches(views: Sequence, seeds: Sequence[int], player, kind: int, iters
             break
     return batch.results()
 
-
-def warm_up() -> None:
-    """Load (or compile, once per install) the compiled steps."""
-    import random
-
-    from pipslab.envs.dominoes.engine import deal
-    from pipslab.envs.dominoes.variants import HAPPY_BLOCK
-
-    class _Flat:                     # a stand-in net: zero logits and values
-        config = {"inputs": rules.ENCODERS["happy"][1]}
-
-        def forward(self, x):
-            return np.zeros((len(x), HAPPY_BLOCK.num_actions), dtype=np.float32), np.zeros(len(x), dtype=np.float32)
-
-    s = deal(HAPPY_BLOCK, random.Random(0))
-    run_searches([s.observe(s.current_player)], [0], _Flat(), rules.ENCODE_HAPPY, 3, 1.5, noise=(0.3, 0.25))
