@@ -1,9 +1,22 @@
 """Small helpers shared by the domino tests."""
 import numpy as np
 
-from pipslab.envs.dominoes.engine import encode_place
+from pipslab.envs.dominoes.engine import deal, encode_place
 from pipslab.envs.dominoes.notation import parse_position
 from pipslab.envs.dominoes.tiles import FULL_SET, count, format_tiles, mask_of, parse_tile, tiles_of
+
+
+def played_at_random(variant, rng, low: int, high: int):
+    """A deal of ``variant`` from ``rng`` (a ``random.Random``), then ``rng.randrange(low,
+    high)`` uniformly random moves, fewer if the hand ends first: the positions the search
+    and teacher tests draw their decisions from."""
+    s = deal(variant, rng)
+    for _ in range(rng.randrange(low, high)):
+        if s.is_terminal:
+            break
+        legal = s.legal_actions()
+        s.apply(legal[rng.randrange(len(legal))])
+    return s
 
 
 def t(name: str) -> int:

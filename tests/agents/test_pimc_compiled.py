@@ -10,20 +10,17 @@ import pytest
 from pipslab.agents.pimc_compiled import CompiledPIMC
 from pipslab.agents.solver import Solver
 from pipslab.envs.dominoes import compiled as C
-from pipslab.envs.dominoes.engine import DominoState, deal, packed_world_sampler
+from pipslab.envs.dominoes.engine import DominoState, packed_world_sampler
 from pipslab.envs.dominoes.variants import VARIANTS
+
+from dominoes_helpers import played_at_random
 
 
 def _views(variant, count, seed):
     rng = random.Random(seed)
     out = []
     while len(out) < count:
-        s = deal(variant, rng)
-        for _ in range(rng.randrange(1, 12)):
-            if s.is_terminal:
-                break
-            legal = s.legal_actions()
-            s.apply(legal[rng.randrange(len(legal))])
+        s = played_at_random(variant, rng, 1, 12)
         if not s.is_terminal and s.left >= 0 and len(s.legal_actions()) > 1 and s.legal_actions()[-1] < 56:
             out.append(s.observe(s.current_player))
     return out

@@ -16,8 +16,10 @@ from pipslab.agents.domino_net import NetEvaluator, NetPlayer, PolicyNet, net_sp
 from pipslab.agents.registry import make_agent
 from pipslab.agents.search_dominoes import search_many
 from pipslab.envs.dominoes import compiled as cc
-from pipslab.envs.dominoes.engine import deal, world_sampler
+from pipslab.envs.dominoes.engine import world_sampler
 from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW, TRIPLE_3, TROSHIN_4_PAIRS
+
+from dominoes_helpers import played_at_random
 
 GAMES = {HAPPY_BLOCK: ("happy", {"mode": "block"}), HAPPY_DRAW: ("happy", {"mode": "draw"}),
          TROSHIN_4_PAIRS: ("troshin", {"players": 4, "pairs": True}), TRIPLE_3: ("triple", {"players": 3})}
@@ -39,12 +41,7 @@ def _decisions(variant, count, seed):
     rng = random.Random(seed)
     out = []
     while len(out) < count:
-        s = deal(variant, rng)
-        for _ in range(rng.randrange(0, 10)):
-            if s.is_terminal:
-                break
-            legal = s.legal_actions()
-            s.apply(legal[rng.randrange(len(legal))])
+        s = played_at_random(variant, rng, 0, 10)
         while not s.is_terminal and len(s.legal_actions()) < 2:
             s.apply(s.legal_actions()[0])
         if not s.is_terminal:

@@ -14,8 +14,10 @@ from pipslab.agents.pimc_compiled import block_view_worlds
 from pipslab.agents.search_dominoes import PIMCAgent
 from pipslab.agents.teacher import Teacher
 from pipslab.envs.dominoes import compiled as C
-from pipslab.envs.dominoes.engine import deal, packed_world_sampler
+from pipslab.envs.dominoes.engine import packed_world_sampler
 from pipslab.envs.dominoes.variants import HAPPY_BLOCK
+
+from dominoes_helpers import played_at_random
 
 
 def _decisions(variant, count, seed):
@@ -23,12 +25,7 @@ def _decisions(variant, count, seed):
     rng = random.Random(seed)
     out = []
     while len(out) < count:
-        s = deal(variant, rng)
-        for _ in range(rng.randrange(1, 14)):
-            if s.is_terminal:
-                break
-            legal = s.legal_actions()
-            s.apply(legal[rng.randrange(len(legal))])
+        s = played_at_random(variant, rng, 1, 14)
         if not s.is_terminal and s.left >= 0 and len(s.legal_actions()) > 1:
             first = [ev for ev in s.observe(0).history if ev[0] == 0][0][2]
             out.append((s, first))

@@ -15,11 +15,11 @@ import torch
 from pipslab.agents.domino_net import NetEvaluator, NetPlayer, PolicyNet, net_spec
 from pipslab.agents.search_dominoes import search_many
 from pipslab.agents.teacher import LABELS, Teacher
-from pipslab.envs.dominoes.engine import deal
 from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
 from pipslab.experiments import train_dominoes
 from pipslab.experiments.train_dominoes import League, TrainArgs, play_hands
 
+from dominoes_helpers import played_at_random
 from harness_helpers import pipslab_here
 
 ITERS = 24
@@ -35,12 +35,7 @@ def _decisions(variant, count, seed, opened=False):
     rng = random.Random(seed)
     out = []
     while len(out) < count:
-        s = deal(variant, rng)
-        for _ in range(rng.randrange(0, 14)):
-            if s.is_terminal:
-                break
-            legal = s.legal_actions()
-            s.apply(legal[rng.randrange(len(legal))])
+        s = played_at_random(variant, rng, 0, 14)
         if not s.is_terminal and len(s.legal_actions()) > 1 and (not opened or s.left >= 0):
             out.append(s)
     return out
