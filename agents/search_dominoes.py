@@ -350,15 +350,18 @@ def _noisy(prior: Dict[int, float], noise: Tuple[float, float], fast: random.Ran
     return {a: (1 - fraction) * p + fraction * x / total for (a, p), x in zip(prior.items(), g)}
 
 
-def _check_noise(noise) -> Optional[Tuple[float, float]]:
+def check_noise(noise, name: str = "ismcts: noise") -> Optional[Tuple[float, float]]:
+    """Root noise as ``(alpha, fraction)`` (None: none), the one check of it — the search's
+    and the trainer's ``--guide-noise`` (``name`` says which in the one-line error)."""
     if noise is None:
         return None
     try:
         alpha, fraction = (float(x) for x in noise)
     except (TypeError, ValueError):
-        raise PipslabError(f"ismcts: noise is (alpha, fraction), got {noise!r}") from None
-    if not (alpha > 0 and 0.0 <= fraction <= 1.0):
-        raise PipslabError(f"ismcts: noise needs alpha > 0 and a fraction from 0 to 1, got ({alpha}, {fraction})")
+        raise PipslabError(f"{name} is ALPHA,FRACTION, got {noise!r}") from None
+    if not (math.isfinite(alpha) and alpha > 0 and 0.0 <= fraction <= 1.0):
+        raise PipslabError(f"{name} is ALPHA,FRACTION with alpha > 0 and a fraction from 0 to 1, "
+                           f"got {alpha},{fraction}")
     return alpha, fraction
 
 
@@ -391,7 +394,7 @@ def search_many(views: Sequence, seeds: Sequence[int], evaluator, iters: int = 1
         raise PipslabError(f"ismcts: {len(views)} views but {len(seeds)} seeds; give one seed per search")
     evaluator = as_evaluator("dominoes", evaluator)
     guided = has_prior(evaluator)
-    noise = _check_noise(noise)
+    noise = check_noise(noise)
     if (noise is not None or mix) and not guided:
         raise PipslabError("ismcts: root noise and mix need an evaluator with a prior (eval=net)")
     if not 0.0 <= mix <= 1.0:

@@ -116,6 +116,7 @@ from pipslab.agents.base import Agent, Observation
 from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_softmax, net_dict, net_from, net_spec,
                                        read_net, sample_actions)
 from pipslab.agents.registry import make_agent
+from pipslab.agents.search_dominoes import check_noise
 from pipslab.agents.teacher import LABELS, Teacher, guide_search
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import get_game
@@ -223,12 +224,9 @@ class TrainArgs(skeleton.TrainArgs):
         elif self.guide and guide_search(self.guide, self.game) is None:
             make_agent(self.guide, self.game)     # --guide AGENT: a bad spec fails now
         if self.guide_noise:
-            noise = self.guide_noise
             if not self.guide or guide_search(self.guide, self.game) is None:
                 raise PipslabError("--guide-noise is the root noise of the ismcts teacher's search: give --guide ismcts")
-            if len(noise) != 2 or not (math.isfinite(noise[0]) and noise[0] > 0 and 0 <= noise[1] <= 1):
-                raise PipslabError(f"--guide-noise is ALPHA,FRACTION with alpha > 0 and a fraction from 0 to 1, "
-                                   f"got {','.join(map(str, noise))}")
+            check_noise(self.guide_noise, "--guide-noise")
         if not self.exploit and not self.league and self.self_play < 1:
             raise PipslabError("--league is empty: give agents, or --self-play 1")
 
