@@ -24,7 +24,7 @@ import os
 import signal
 import threading
 import time
-from typing import Any, Iterable, Iterator, List
+from typing import Any, Dict, Iterable, Iterator, List
 
 from pipslab.envs.errors import PipslabError
 
@@ -206,24 +206,58 @@ class ProcessExecutor:
 
 
 # ------------------------------------------------------------------ Ray
+def start_ray(workers: int):
+    """``(ray, started)``: the Ray already running in this process, the one of
+    ``RAY_ADDRESS``, or a local one of ``workers`` CPUs — the one start-up of ``--backend
+    ray`` for tournaments and trainers; a missing Ray, an unreachable address or a
+    start-up that fails is one line."""
+    try:
+        import ray
+    except ImportError:
+        raise PipslabError("--backend ray needs Ray: pip install 'pipslab[ray]'") from None
+    if ray.is_initialized():
+        return ray, False
+    address = os.environ.get("RAY_ADDRESS")
+    if address and address not in ("auto", "local"):
+        _check_reachable(address)
+    kwargs: Dict[str, Any] = dict(include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    if not address:   # a Ray of its own: never attach to a cluster another process started here
+        kwargs.update(address="local", num_cpus=workers)
+    try:
+        ray.init(**kwargs)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:   # noqa: BLE001 - ConnectionError, TimeoutError, RuntimeError, a failed node
+        where = f"RAY_ADDRESS={address}" if address else "a local Ray"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise PipslabError(f"--backend ray: could not start or reach {where}: {first[:200]}") from None
+    return ray, True
+
+
+def _check_reachable(address: str, timeout_s: float = 3.0) -> None:
+    """A ``RAY_ADDRESS`` of ``[ray://]host:port`` answers a TCP connection within
+    ``timeout_s`` — else one line now, not Ray's minutes of retries."""
+    import socket
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    host, _, port = hostport.rpartition(":")
+    try:
+        with socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout_s):
+            pass
+    except ValueError:
+        raise PipslabError(f"--backend ray: RAY_ADDRESS={address!r} is not host:port") from None
+    except OSError as exc:
+        raise PipslabError(f"--backend ray: RAY_ADDRESS={address} cannot be reached "
+                           f"({exc.strerror or type(exc).__name__})") from None
+
+
 class RayExecutor:
     """Items as Ray tasks.  Each Ray worker process sets a job up once and keeps it."""
 
     name = "ray"
 
     def __init__(self, job, workers: int):
-        try:
-            import ray
-        except ImportError:
-            raise PipslabError("--backend ray needs Ray: pip install 'pipslab[ray]'") from None
+        ray, self._started = start_ray(workers)
         self.ray = ray
-        self._started = False
-        if not ray.is_initialized():
-            kwargs = dict(include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-            if not os.environ.get("RAY_ADDRESS"):   # a Ray of its own, never another process's cluster
-                kwargs.update(address="local", num_cpus=workers)
-            ray.init(**kwargs)
-            self._started = True
         self.job = job
         self.workers = workers
         self.remote = ray.remote(_ray_call)

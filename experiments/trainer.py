@@ -34,6 +34,7 @@ from pipslab.envs.errors import PipslabError, excerpt
 
 from .checks import kind_of
 from .cliargs import parse_option_items, split_agent_list
+from .executors import start_ray
 from .runner import Run, RunInterrupted
 
 CHECKPOINT = "checkpoint.pt"
@@ -380,53 +381,11 @@ def _run_shard(fn, shared, shard, imports=(), worker=False):
     return fn(shared, *shard)
 
 
-def _ray_start(workers: int):
-    """``(ray, started)``: the Ray of ``RAY_ADDRESS`` or a local one of ``workers`` CPUs;
-    a missing Ray, an unreachable address or a start-up that fails is one line."""
-    try:
-        import ray
-    except ImportError:
-        raise PipslabError("--backend ray needs Ray: pip install 'pipslab[ray]'") from None
-    if ray.is_initialized():
-        return ray, False
-    address = os.environ.get("RAY_ADDRESS")
-    if address and address not in ("auto", "local"):
-        _check_reachable(address)
-    kwargs: Dict[str, Any] = dict(include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-    if not address:   # a Ray of its own: never attach to a cluster another process started here
-        kwargs.update(address="local", num_cpus=workers)
-    try:
-        ray.init(**kwargs)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:   # noqa: BLE001 - ConnectionError, TimeoutError, RuntimeError, a failed node
-        where = f"RAY_ADDRESS={address}" if address else "a local Ray"
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise PipslabError(f"--backend ray: could not start or reach {where}: {first[:200]}") from None
-    return ray, True
-
-
 def check_ray() -> None:
     """The Ray that ``--backend ray`` would use can start (or be reached): one line when not."""
-    ray, started = _ray_start(1)
+    ray, started = start_ray(1)
     if started:
         ray.shutdown()
-
-
-def _check_reachable(address: str, timeout_s: float = 3.0) -> None:
-    """A ``RAY_ADDRESS`` of ``[ray://]host:port`` answers a TCP connection within
-    ``timeout_s`` — else one line now, not Ray's minutes of retries."""
-    import socket
-    hostport = address.split("://", 1)[-1].rstrip("/")
-    host, _, port = hostport.rpartition(":")
-    try:
-        with socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout_s):
-            pass
-    except ValueError:
-        raise PipslabError(f"--backend ray: RAY_ADDRESS={address!r} is not host:port") from None
-    except OSError as exc:
-        raise PipslabError(f"--backend ray: RAY_ADDRESS={address} cannot be reached "
-                           f"({exc.strerror or type(exc).__name__})") from None
 
 
 class SelfPlay:
@@ -440,7 +399,7 @@ class SelfPlay:
         self.ray = None
         self._started = False
         if backend == "ray":
-            self.ray, self._started = _ray_start(workers)
+            self.ray, self._started = start_ray(workers)
             self._remote = self.ray.remote(_run_shard)
         elif workers > 1:
             import multiprocessing as mp
