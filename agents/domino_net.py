@@ -353,14 +353,17 @@ class NetEvaluator(DominoEvaluator):
     def prior(self, states) -> List[Dict[int, float]]:
         """The policy of the seat to move over its legal actions, from its view, for each
         unfinished state (``{}`` for a finished one)."""
-        out = []
-        for s in states:
-            logits = None
+        rows, where = [], []
+        for i, s in enumerate(states):
             if not s.is_terminal:
                 player = self.choice.get(s.variant)
-                logits = player.forward(player.encode(s.observe(s.current_player))[None])[0][0]
-            out.append(_policy(s, logits))
-        return out
+                rows.append(player.encode(s.observe(s.current_player)))
+                where.append(i)
+        logits: List[Optional[np.ndarray]] = [None] * len(states)
+        if rows:        # one forward pass for every state (inference weighs hundreds at once)
+            for i, z in zip(where, player.forward(np.stack(rows))[0]):
+                logits[i] = z
+        return [_policy(s, z) for s, z in zip(states, logits)]
 
 
 def _policy(state, logits) -> Dict[int, float]:

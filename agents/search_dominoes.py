@@ -15,7 +15,12 @@ family ``"dominoes"``): ``eval=NAME[:ARG]`` picks any registered evaluator — `
   exactly), ``0`` always solves exactly, ``n`` searches ``n`` placements; ``eval`` — the
   evaluator at that depth limit (default ``hand``, the solver's own heuristic), its value
   for the side to move scaled by 1000 into the solver's units (a win is 1000 plus the
-  margin).
+  margin).  ``infer=MODEL`` (an evaluator with a prior: ``net``, ``net:NAME``) weighs
+  each world by how likely MODEL made the other seats' own placements in it
+  (:mod:`pipslab.agents.belief`: inference, which ``sample_world``'s public constraints
+  leave out), ``floor`` (default 0.1) the share of a uniform choice mixed into MODEL's
+  probabilities; the worlds are then solved by the Python road, each move's value
+  summed with its world's weight (``weighted_move_totals``).
 * ``ismcts`` — single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012):
   every iteration determinizes with ``sample_world``, descends one tree over the observer's
   information sets with UCB1 using availability counts, expands one node, values the new
@@ -137,10 +142,17 @@ class PIMCAgent(Agent):
 
     DRAW_MODE_DEPTH = 8
 
-    def __init__(self, samples: int = 30, time: float | None = None, depth: int = -1, eval: str = "hand"):
+    def __init__(self, samples: int = 30, time: float | None = None, depth: int = -1, eval: str = "hand",
+                 infer: str = "", floor: float = 0.1):
         if depth < -1:
             raise PipslabError(f"pimc: depth must be -1 (auto), 0 (exact) or positive, got {depth}")
         self.budget = _Budget("pimc", "samples", samples, time)
+        self.belief = None
+        if infer:
+            from .belief import Belief
+            self.belief = Belief(infer, floor)
+            if time is not None:
+                raise PipslabError("pimc: infer weighs a fixed number of worlds: give samples, not time")
         self.depth = depth
         self.evaluator = make_evaluator("dominoes", eval)
         if depth == 0 and type(self.evaluator) is not HandEvaluator:
@@ -167,6 +179,8 @@ class PIMCAgent(Agent):
         view = observation.view
         solver = self._solver(view.variant)
         reseed(self.evaluator, rng)
+        if self.belief is not None:
+            return _best(weighted_move_totals(view, legal, rng, solver, self.budget.count, self.belief))
         return _best(pimc_move_totals(view, legal, rng, solver, self.budget))
 
 
@@ -198,6 +212,21 @@ def pimc_move_totals(view, legal, rng: np.random.Generator, solver: Solver, budg
             totals[a] += v
         if not budget.more():
             return totals
+
+
+def weighted_move_totals(view, legal, rng: np.random.Generator, solver: Solver, samples: int, belief) -> dict:
+    """``pimc:infer=...``'s scores: ``samples`` worlds dealt from the view by ``rng``
+    (``world_sampler``), each solved exactly and its move values added with the weight
+    ``belief`` gives the world (:class:`~pipslab.agents.belief.Belief`: how likely the
+    other seats' own moves were in it)."""
+    worlds = world_sampler(view)
+    dealt = [worlds(rng) for _ in range(samples)]
+    weights = belief(view, dealt)
+    totals = dict.fromkeys(legal, 0.0)
+    for w, world in zip(weights, dealt):
+        for a, v in solver.move_values(world).items():
+            totals[a] += w * v
+    return totals
 
 
 def _most_visited(root: "_Node", legal) -> int:
