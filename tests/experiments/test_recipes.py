@@ -20,7 +20,8 @@ from pipslab.experiments.recipe import load_recipe, recipe_names
 from harness_helpers import pipslab_here
 
 NETS = Path(__file__).resolve().parents[2] / "agents" / "nets"
-SHIPPED = ("backgammon", "backgammon-v1", "happy-block", "happy-draw", "troshin-4-pairs", "triple-3")
+SHIPPED = ("backgammon", "backgammon-v1", "happy-block", "happy-block-v1", "happy-draw",
+           "troshin-4-pairs", "triple-3")
 
 
 def _weights(path: Path) -> dict:
@@ -62,7 +63,7 @@ def test_every_shipped_card_is_the_text_of_its_data(name):
 @pytest.mark.slow
 def test_a_recipe_runs_from_nothing_at_a_small_scale(tmp_path, capfd):
     out = tmp_path / "r"
-    r = pipslab_here(capfd, "train", "--recipe", "happy-block", "--scale", "0.002", "--out", str(out),
+    r = pipslab_here(capfd, "train", "--recipe", "happy-block-v1", "--scale", "0.002", "--out", str(out),
                      "--no-progress")
     assert r.returncode == 0, r.stderr
     for name in ("net.pt", "model-card.md", "card.json", "run.json", "curve.csv", "curve.png"):
@@ -76,7 +77,7 @@ def test_a_recipe_runs_from_nothing_at_a_small_scale(tmp_path, capfd):
     stage2 = json.loads((out / "stages" / "2-expert-iteration" / "run.json").read_text())
     assert str(out / "stages" / "1-ppo-league" / "net.pt") in stage2["command"]
     manifest = json.loads((out / "run.json").read_text())
-    assert manifest["status"] == "done" and manifest["recipe"] == "happy-block"
+    assert manifest["status"] == "done" and manifest["recipe"] == "happy-block-v1"
 
 
 def test_a_backgammon_recipe_from_a_shipped_net_draws_the_error_rate_curve(tmp_path, capfd):
@@ -113,7 +114,7 @@ def test_sigterm_mid_stage_then_resume_ends_with_the_weights_of_one_run(tmp_path
     ``--resume`` continues that stage, runs the next, and the net equals an uninterrupted
     run's bit for bit."""
     cut, whole = tmp_path / "cut", tmp_path / "whole"
-    p = _recipe_process("--recipe", "happy-block", "--scale", "0.01", "--out", str(cut))
+    p = _recipe_process("--recipe", "happy-block-v1", "--scale", "0.01", "--out", str(cut))
     ckpt = cut / "stages" / "1-ppo-league" / "checkpoint.pt"
     deadline = time.time() + 180
     while not ckpt.exists() and time.time() < deadline and p.poll() is None:
@@ -127,11 +128,11 @@ def test_sigterm_mid_stage_then_resume_ends_with_the_weights_of_one_run(tmp_path
     assert not (cut / "net.pt").exists()
     manifest = json.loads((cut / "stages" / "1-ppo-league" / "run.json").read_text())
     assert manifest["status"] == "interrupted"
-    r = subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", "train", "--recipe", "happy-block", "--scale",
+    r = subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", "train", "--recipe", "happy-block-v1", "--scale",
                         "0.01", "--out", str(cut), "--resume", "--no-progress"], capture_output=True, text=True,
                        timeout=600)
     assert r.returncode == 0, r.stderr
-    r = subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", "train", "--recipe", "happy-block", "--scale",
+    r = subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", "train", "--recipe", "happy-block-v1", "--scale",
                         "0.01", "--out", str(whole), "--no-progress"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert _same(cut / "net.pt", whole / "net.pt")
