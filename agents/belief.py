@@ -28,10 +28,9 @@ from .evaluators import has_prior, make_evaluator
 
 
 class PastMove(NamedTuple):
-    """One other seat's placement the worlds can be weighed by: the public view before
-    it (the mover's view with the observer's hand in place of the mover's, which each
-    world replaces), the action taken and, per seat, the tiles placed since (added back
-    to a world's hand to give the hand held then)."""
+    """One other seat's placement the worlds can be weighed by: the mover's view just
+    before it with no hand (each world fills its own in), the action taken and, per seat,
+    the tiles placed from then on (added back to a world's hand: the hand held then)."""
 
     seat: int
     action: int
@@ -49,36 +48,26 @@ def past_moves(view) -> List[PastMove]:
         return []
     history = view.history
     n = v.players
-    out: List[PastMove] = []
-    table, passes, placed_any = 0, 0, False
-    placed_after = [[0] * n for _ in history]       # per event index: tiles each seat places from then on
-    drew_after = [[False] * n for _ in history]
-    acc, drew = [0] * n, [False] * n
+    # per event index i, per seat: the tiles it placed and the draws it made from i on
+    placed_from, drawn_from = [()] * len(history), [()] * len(history)
+    placed, drawn = [0] * n, [0] * n
     for i in range(len(history) - 1, -1, -1):
         kind, p, tile, *_ = history[i]
         if kind == PLACE:
-            acc[p] |= 1 << tile
+            placed[p] |= 1 << tile
         elif kind == DRAW:
-            drew[p] = True
-        placed_after[i] = acc[:]
-        drew_after[i] = drew[:]
-    draws_after = [0] * len(history)
-    for i in range(len(history) - 1, -1, -1):
-        draws_after[i] = (history[i][0] == DRAW) + (draws_after[i + 1] if i + 1 < len(history) else 0)
-    sizes_now = view.hand_sizes
+            drawn[p] += 1
+        placed_from[i], drawn_from[i] = tuple(placed), tuple(drawn)
+    out: List[PastMove] = []
+    table, passes, placed_any = 0, 0, False
     for i, (kind, p, tile, end, left, right) in enumerate(history):
-        if kind == PLACE and placed_any and p != view.player and not drew_after[i][p]:
-            since = placed_after[i]
-            drawn = [0] * n
-            for j in range(i, len(history)):
-                if history[j][0] == DRAW:
-                    drawn[history[j][1]] += 1
-            sizes = tuple(sizes_now[q] + bin(since[q]).count("1") - drawn[q] for q in range(n))
-            before = replace(view, player=p, hand=0, hand_sizes=sizes,
-                             boneyard_size=view.boneyard_size + draws_after[i],
+        if kind == PLACE and placed_any and p != view.player and not drawn_from[i][p]:
+            since, drew = placed_from[i], drawn_from[i]
+            sizes = tuple(view.hand_sizes[q] + bin(since[q]).count("1") - drew[q] for q in range(n))
+            before = replace(view, player=p, hand=0, hand_sizes=sizes, boneyard_size=view.boneyard_size + sum(drew),
                              left=left, right=right, table=table, line=None, current_player=p,
                              passes=passes, history=tuple(history[:i]), is_terminal=False)
-            out.append(PastMove(p, tile * v.n_ends + end, before, tuple(since)))
+            out.append(PastMove(p, tile * v.n_ends + end, before, since))
         if kind == PLACE:
             table |= 1 << tile
             placed_any = True
