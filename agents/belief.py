@@ -21,7 +21,8 @@ from typing import List, NamedTuple, Sequence
 
 import numpy as np
 
-from pipslab.envs.dominoes.common import DRAW, PASS, PLACE
+from pipslab.envs.dominoes.engine import DRAW, LAYOUTS, PASS, PLACE, encode_place, linked_history
+from pipslab.envs.dominoes.tiles import count
 from pipslab.envs.errors import PipslabError
 
 from .evaluators import has_prior, make_evaluator
@@ -63,11 +64,11 @@ def past_moves(view) -> List[PastMove]:
     for i, (kind, p, tile, end, left, right) in enumerate(history):
         if kind == PLACE and placed_any and p != view.player and not drawn_from[i][p]:
             since, drew = placed_from[i], drawn_from[i]
-            sizes = tuple(view.hand_sizes[q] + bin(since[q]).count("1") - drew[q] for q in range(n))
+            sizes = tuple(view.hand_sizes[q] + count(since[q]) - drew[q] for q in range(n))
             before = replace(view, player=p, hand=0, hand_sizes=sizes, boneyard_size=view.boneyard_size + sum(drew),
                              left=left, right=right, table=table, line=None, current_player=p,
                              passes=passes, history=tuple(history[:i]), is_terminal=False)
-            out.append(PastMove(p, tile * v.n_ends + end, before, since))
+            out.append(PastMove(p, encode_place(v, tile, end), before, since))
         if kind == PLACE:
             table |= 1 << tile
             placed_any = True
@@ -82,13 +83,10 @@ def _template(move: PastMove):
     the prior reads — the mover's view and legal moves — is exact once it is; the other
     hands are placeholders of the right sizes and the boneyard is its size's worth of
     placeholders (the mover's view shows only their sizes)."""
-    from pipslab.envs.dominoes.engine import LAYOUTS
     view = move.view
     hands = [(1 << size) - 1 for size in view.hand_sizes]
-    linked = None
-    for ev in view.history:
-        linked = (ev, linked)
-    return LAYOUTS[view.variant.layout].from_view(view, hands, [0] * view.boneyard_size, linked)
+    return LAYOUTS[view.variant.layout].from_view(view, hands, [0] * view.boneyard_size,
+                                                  linked_history(view.history))
 
 
 class Belief:

@@ -149,10 +149,10 @@ class PIMCAgent(Agent):
         self.budget = _Budget("pimc", "samples", samples, time)
         self.belief = None
         if infer:
-            from .belief import Belief
-            self.belief = Belief(infer, floor)
             if time is not None:
                 raise PipslabError("pimc: infer weighs a fixed number of worlds: give samples, not time")
+            from .belief import Belief
+            self.belief = Belief(infer, floor)
         self.depth = depth
         self.evaluator = make_evaluator("dominoes", eval)
         if depth == 0 and type(self.evaluator) is not HandEvaluator:

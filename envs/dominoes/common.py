@@ -361,6 +361,15 @@ def _make_clone(cls):
 
 
 # ---------------------------------------------------------------------------- worlds
+def linked_history(events: Sequence[Event]):
+    """Events, oldest first, as a state's shared history list (newest at the head):
+    the inverse of :meth:`StateBase.events`."""
+    history = None
+    for ev in events:
+        history = (ev, history)
+    return history
+
+
 def initial_groups(view: DominoView) -> List[List[List[int]]]:
     """Per seat, one group ``[count, forbidden_tiles]``: the tiles it holds now that it
     got at the deal (before any constraint).  The layouts' ``constraint_groups`` refine
@@ -413,10 +422,7 @@ class UnseenDeal:
                       for c, forbidden in groups[p] if c > 0]   # (player, count, forbidden)
         self.order = _slot_order(self.slots, self.unseen_all)
         self.attempts, self.boneyard_size = attempts, view.boneyard_size
-        history = None
-        for ev in view.history:
-            history = (ev, history)
-        self.history = history
+        self.history = linked_history(view.history)
 
     def __call__(self, rng):
         hands = _deal_in_order(self.order, self.slots, self.unseen_all, self.players, rng, self.attempts)

@@ -73,8 +73,8 @@ from typing import Dict, Type, Union
 
 from .common import (  # noqa: F401  (re-exported: the names other layers import from here)
     DRAW, END_NAMES, EVENT_NAMES, OUTRANKING, PASS, PLACE, DominoView, Event, MatchInfo,
-    UnseenDeal, action_name, deal_hands, deal_slots, deal_unseen, decode, encode_place, match_slots,
-    needs_redeal, opening_tile, zero_sum_returns,
+    UnseenDeal, action_name, deal_hands, deal_slots, deal_unseen, decode, encode_place, linked_history,
+    match_slots, needs_redeal, opening_tile, zero_sum_returns,
 )
 from .line import DominoState
 from .match import TroshinMatch
@@ -141,7 +141,7 @@ def packed_world_sampler(view: DominoView, attempts: int = 20):
 __all__ = [
     "DRAW", "END_NAMES", "EVENT_NAMES", "LAYOUTS", "OUTRANKING", "PASS", "PLACE", "DominoState", "DominoView",
     "Event", "MatchInfo", "TripleState", "TroshinMatch", "action_name", "deal", "deal_hands", "deal_unseen",
-    "deal_slots", "decode", "encode_place", "match_slots", "needs_redeal", "opening_tile", "packed_world_sampler",
-    "sample_world", "world_sampler",
+    "deal_slots", "decode", "encode_place", "linked_history", "match_slots", "needs_redeal", "opening_tile",
+    "packed_world_sampler", "sample_world", "world_sampler",
     "zero_sum_returns",
 ]
