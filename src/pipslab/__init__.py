@@ -27,15 +27,6 @@ from . import interrupts as _interrupts
 _COMMAND = _os.path.basename(_sys.argv[0] if _sys.argv else "") == "pipslab"
 if _COMMAND:
     _interrupts.install()
-try:
-    from . import envs  # noqa: F401  (registers the Gymnasium ids)
-    from . import agents  # noqa: F401  (lets the envs make opponents by name: pipslab.envs.opponents)
-    from .envs.game import get_game  # noqa: F401
-except BaseException:
-    if _COMMAND and _interrupts.noted():
-        _sys.stderr.write("pipslab: interrupted\n")
-        raise SystemExit(130) from None
-    raise
 
 
 def _version() -> str:
@@ -46,7 +37,19 @@ def _version() -> str:
         return "0+unknown"
 
 
-__version__ = _version()
+try:
+    from . import envs  # noqa: F401  (registers the Gymnasium ids)
+    from . import agents  # noqa: F401  (lets the envs make opponents by name: pipslab.envs.opponents)
+    from .envs.game import get_game  # noqa: F401
+    __version__ = _version()
+    if _COMMAND:    # the command's entry point is imported next: its imports under the same guard
+        from .experiments import cli as _cli  # noqa: F401
+except BaseException:
+    if _COMMAND and _interrupts.noted():
+        _sys.stderr.write("pipslab: interrupted\n")
+        raise SystemExit(130) from None
+    raise
+
 _API = ("make_env", "make_agent", "load_net", "tournament", "analyze", "register_policy")
 __all__ = ["get_game", "__version__", *_API]
 
