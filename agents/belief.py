@@ -25,7 +25,7 @@ from pipslab.envs.dominoes.engine import DRAW, LAYOUTS, PASS, PLACE, encode_plac
 from pipslab.envs.dominoes.tiles import count
 from pipslab.envs.errors import PipslabError
 
-from .evaluators import has_prior, make_evaluator
+from .evaluators import as_evaluator, has_prior, make_evaluator
 
 
 class PastMove(NamedTuple):
@@ -96,7 +96,7 @@ class Belief:
     mixed into the model's probabilities."""
 
     def __init__(self, model="net", floor: float = 0.1):
-        self.model = make_evaluator("dominoes", model) if isinstance(model, str) else model
+        self.model = make_evaluator("dominoes", model) if isinstance(model, str) else as_evaluator("dominoes", model)
         if not has_prior(self.model):
             raise PipslabError(f"infer: the opponent model needs a prior (eval=net), got {model!r}")
         if not 0.0 <= floor < 1.0:
@@ -104,24 +104,24 @@ class Belief:
         self.floor = float(floor)
 
     def log_weights(self, view, worlds: Sequence) -> np.ndarray:
-        """Per world, the log of its (unnormalised) weight: 0 for every world when no
-        past move can be weighed."""
+        """Per world (a state dealt from ``view``, or its hands by seat: all the weight
+        reads), the log of its (unnormalised) weight: 0 for every world when no past move
+        can be weighed."""
+        worlds = [getattr(world, "hands", world) for world in worlds]
         moves = past_moves(view)
         logw = np.zeros(len(worlds))
         if not moves or len(worlds) < 2:
             return logw
-        states, keys, index = [], [], {}
+        keys, index, priors = [], {}, []
         for k, move in enumerate(moves):
-            template = _template(move)
+            held_of = {}         # worlds that agree on the mover's hand share its prior
             for world in worlds:
-                held = world.hands[move.seat] | move.placed_since[move.seat]
-                if (k, held) not in index:       # worlds that agree on the mover's hand share its prior
-                    index[(k, held)] = len(states)
-                    state = template.clone()
-                    state.hands[move.seat] = held
-                    states.append(state)
-                keys.append(index[(k, held)])
-        priors = self.model.prior(states)
+                held = world[move.seat] | move.placed_since[move.seat]
+                if held not in held_of:
+                    held_of[held] = len(index)
+                    index[(k, held)] = len(index)
+                keys.append(held_of[held])
+            priors += self.model.hand_priors(_template(move), list(held_of))
         p = np.array([(1.0 - self.floor) * policy.get(moves[k].action, 0.0) + self.floor / max(1, len(policy))
                       for (k, _held), policy in zip(index, priors)])
         with np.errstate(divide="ignore"):      # floor 0: a world the model rules out is -inf

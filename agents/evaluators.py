@@ -198,6 +198,19 @@ class DominoEvaluator(Evaluator):
             return np.asarray(self.evaluate(states), dtype=float)[:, seat]
         return self._estimates(states)[:, seat]
 
+    def hand_priors(self, state, hands) -> list:
+        """``prior`` of the seat to move in ``state`` were its hand each of ``hands`` (the
+        rest of the state as it is): what inference asks of every world's hand before a
+        past move (:mod:`pipslab.agents.belief`).  A network overrides it to encode the
+        state once, since only the hand differs."""
+        seat = state.current_player
+        states = []
+        for hand in hands:
+            s = state.clone()
+            s.hands[seat] = hand
+            states.append(s)
+        return self.prior(states)
+
     def evaluate_prior(self, states):
         """``(evaluate(states), prior(states))`` in one call — what PUCT asks of each new
         node, so an evaluator that gets both from one pass (a network) overrides this;

@@ -65,6 +65,19 @@ class CompiledPIMC:
         """Per action id, the solver's values summed over ``samples`` worlds of
         ``worlds`` (a :class:`~pipslab.envs.dominoes.compiled.PackedWorlds`) dealt by the
         compiled generator ``r``; 0 for actions that are not legal."""
+        return self._sum(worlds, r, samples, np.zeros((0, 0), dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
+
+    def world_values(self, worlds, r, samples: int):
+        """``(values, hands)`` of the very worlds :meth:`totals` sums for the same
+        generator: ``values[i, action]`` world ``i``'s solver value of each legal move (0
+        for the others), ``hands[i, seat]`` its hands — what an inference needs to weigh
+        each world before the sum (``pimc:infer``'s teacher)."""
+        values = np.zeros((samples, self.variant.num_actions), dtype=np.int64)
+        hands = np.zeros((samples, 4), dtype=np.int64)
+        self._sum(worlds, r, samples, values, hands)
+        return values, hands[:, :self.variant.players]
+
+    def _sum(self, worlds, r, samples, per_world, hands) -> np.ndarray:
         if worlds.variant is not self.variant and worlds.variant != self.variant:
             raise ValueError(f"a {worlds.variant.name} view for a {self.variant.name} search")
         totals = np.zeros(self.variant.num_actions, dtype=np.int64)
@@ -78,7 +91,7 @@ class CompiledPIMC:
             st[sc.S_FILL_LIMIT] = self.tt.shape[0] * 3 // 4 if self.tt.shape[0] < self.cap else sc.NO_LIMIT
             done = sum_worlds(worlds.prm, worlds.template, worlds.slots, worlds.info, r, done, samples, resume, world,
                               self.scratch, self.depth, self.prm, self.tt, st, self.frames, self.moves, self.codes,
-                              self.values, totals)
+                              self.values, totals, per_world, hands)
             if done < 0:
                 from pipslab.envs.errors import PositionError
                 raise PositionError("no deal of the unseen tiles is consistent with this view")
@@ -215,20 +228,22 @@ def label_block_rows(gprm, S, rows, openings, tile_set, rs, start, samples, scra
     totals = np.zeros(out.shape[1], dtype=np.int64)
     acts = np.empty(MAX_ACTIONS, dtype=np.int64)
     r = np.empty(1, dtype=np.uint64)
+    no_rows = np.zeros((0, 0), dtype=np.int64)
+    no_hands = np.zeros((0, 4), dtype=np.int64)
     for i in range(start, rows.shape[0]):
         s = S[rows[i]]
         totals[:] = 0
         if samples == 0:
             world[:] = s
             done = sum_worlds(gprm, template, slots, info, r, 0, 1, True, world, scratch, depth, prm, tt,
-                              st, frames, moves, codes, values, totals)
+                              st, frames, moves, codes, values, totals, no_rows, no_hands)
             if done < 1:
                 return i
         else:
             block_view_worlds(gprm, s, s[S_CUR], openings[i], tile_set, template, slots, keys, info)
             r[0] = rs[i, 0]
             done = sum_worlds(gprm, template, slots, info, r, 0, samples, False, world, scratch, depth, prm, tt,
-                              st, frames, moves, codes, values, totals)
+                              st, frames, moves, codes, values, totals, no_rows, no_hands)
             if done < 0:
                 return -1
             if done < samples:
@@ -246,9 +261,11 @@ def label_block_rows(gprm, S, rows, openings, tile_set, rs, start, samples, scra
 
 @njit(cache=True, nogil=True)
 def sum_worlds(gprm, template, slots, info, r, start, samples, resume, world, scratch, depth, prm, tt, st, frames,
-               moves, codes, values, totals):
+               moves, codes, values, totals, per_world, hands):
     """Worlds ``start .. samples-1``: deal each into ``world`` (with ``resume`` the first
-    is the one already there), solve it, add its move values to ``totals[action]``.
+    is the one already there), solve it, add its move values to ``totals[action]`` — and,
+    when ``per_world`` has rows, keep them in ``per_world[i, action]`` and its hands in
+    ``hands[i, seat]``.
     Returns ``samples``, or the world whose search the full table stopped (its values not
     added), or -1 when no world can be dealt."""
     draw = prm[sc.P_DRAW] != 0
@@ -280,6 +297,11 @@ def sum_worlds(gprm, template, slots, info, r, start, samples, resume, world, sc
             return i
         for j in range(k):
             totals[codes[j]] += values[j]
+        if per_world.shape[0]:
+            for j in range(k):
+                per_world[i, codes[j]] = values[j]
+            for q in range(n):
+                hands[i, q] = world[S_HANDS + q]
     return samples
 
 

@@ -199,8 +199,7 @@ def pimc_move_totals(view, legal, rng: np.random.Generator, solver: Solver, budg
     dealt by ``rng`` itself (``pimc``'s own moves for a seed)."""
     if not isinstance(budget, _Budget):
         budget = _Budget("pimc", "samples", int(budget), None)
-    if (compiled is not None and budget.seconds is None and view.match is None and view.left >= 0
-            and legal[-1] < view.variant.draw_action):
+    if budget.seconds is None and _compiled_takes(view, legal, compiled):
         from pipslab.envs.dominoes.compiled import new_rng
         sums = compiled.totals(packed_world_sampler(view), new_rng(int(rng.integers(1 << 62))), budget.count)
         return {b: int(sums[b]) for b in legal}
@@ -214,11 +213,28 @@ def pimc_move_totals(view, legal, rng: np.random.Generator, solver: Solver, budg
             return totals
 
 
-def weighted_move_totals(view, legal, rng: np.random.Generator, solver: Solver, samples: int, belief) -> dict:
+def _compiled_takes(view, legal, compiled) -> bool:
+    """Whether the compiled sum can score this view: an opened line, no draw or pass
+    among the moves, not a match."""
+    return (compiled is not None and view.match is None and view.left >= 0
+            and legal[-1] < view.variant.draw_action)
+
+
+def weighted_move_totals(view, legal, rng: np.random.Generator, solver: Solver, samples: int, belief,
+                         compiled=None) -> dict:
     """``pimc:infer=...``'s scores: ``samples`` worlds dealt from the view by ``rng``
     (``world_sampler``), each solved exactly and its move values added with the weight
     ``belief`` gives the world (:class:`~pipslab.agents.belief.Belief`: how likely the
-    other seats' own moves were in it)."""
+    other seats' own moves were in it).  With ``compiled`` (as in :func:`pimc_move_totals`,
+    the ``--guide pimc --guide-infer`` teacher's road) the worlds are dealt and solved in
+    one compiled call and weighed by their hands: the same scores in distribution, other
+    worlds."""
+    if _compiled_takes(view, legal, compiled):
+        from pipslab.envs.dominoes.compiled import new_rng
+        values, hands = compiled.world_values(packed_world_sampler(view), new_rng(int(rng.integers(1 << 62))),
+                                              samples)
+        sums = belief(view, hands.tolist()) @ values
+        return {b: float(sums[b]) for b in legal}
     worlds = world_sampler(view)
     dealt = [worlds(rng) for _ in range(samples)]
     weights = belief(view, dealt)

@@ -52,6 +52,8 @@ class Teacher:
     * ``oracle`` — the exact solver (``pimc``'s) on the true state;
     * ``pimc`` — the solver's values summed over ``samples`` worlds dealt by
       ``sample_world`` from the seat's view, pimc's own rule (win first, then margin);
+      with ``infer=MODEL`` each world weighed as ``pimc:infer=MODEL,floor=F`` weighs it
+      (:class:`~pipslab.agents.belief.Belief`);
     * an agent spec — that agent's move from the seat's observation (built afresh for
       each label, as the harness builds agents per game);
 
@@ -75,8 +77,14 @@ class Teacher:
     BLOCK_TABLE = 1 << 14
 
     def __init__(self, game: str, options: dict, guide: str, samples: int = 6, compiled: bool = True,
-                 noise=None):
+                 noise=None, infer: str = "", floor: float = 0.1):
         self.game, self.options, self.guide, self.samples = game, dict(options), guide, samples
+        self.belief = None
+        if infer:
+            if guide != "pimc":
+                raise PipslabError(f"infer weighs the pimc teacher's worlds, not {guide!r}'s")
+            from .belief import Belief
+            self.belief = Belief(infer, floor)
         self.compiled = bool(compiled)
         self.num_actions = get_game(game).actions(options)
         self.search = guide_search(guide, game)
@@ -115,6 +123,10 @@ class Teacher:
             return np.flatnonzero(row == row.max()).tolist()
         if self.guide == "oracle":
             totals = self.solver.move_values(state)
+        elif self.guide == "pimc" and self.belief is not None:
+            from pipslab.agents.search_dominoes import weighted_move_totals
+            totals = weighted_move_totals(state.observe(seat), state.legal_actions(), rng, self.solver, self.samples,
+                                          self.belief, self.pimc)
         elif self.guide == "pimc":
             from pipslab.agents.search_dominoes import pimc_move_totals
             totals = pimc_move_totals(state.observe(seat), state.legal_actions(), rng, self.solver, self.samples,
@@ -130,7 +142,8 @@ class Teacher:
         call (``pimc`` compiled, or ``oracle``, on a block-mode line variant opened by the
         highest double); otherwise it labels them one at a time, as :meth:`best_moves`."""
         v = self.variant
-        return (self.guide in ("pimc", "oracle") and self.pimc is not None and not v.draw and v.layout == "line"
+        return (self.guide in ("pimc", "oracle") and self.pimc is not None and self.belief is None
+                and not v.draw and v.layout == "line"
                 and v.opening == "highest_double")
 
     def label_many(self, S: np.ndarray, rows, rngs, openings, state_of=None, net=None) -> np.ndarray:

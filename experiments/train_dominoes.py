@@ -113,6 +113,7 @@ import numpy as np
 import torch
 
 from pipslab.agents.base import Agent, Observation
+from pipslab.agents.belief import Belief
 from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_softmax, net_dict, net_from, net_spec,
                                        read_net, sample_actions)
 from pipslab.agents.registry import make_agent
@@ -181,6 +182,10 @@ class TrainArgs(skeleton.TrainArgs):
     """share of the learner's decisions the teacher labels"""
     guide_samples: int = 6
     """pimc: worlds solved per label"""
+    guide_infer: str = ""
+    """pimc: weigh its worlds by how likely the other seats' own moves were under this model (an evaluator with a prior: net, net:NAME), as pimc:infer does (default none)"""
+    guide_floor: float = 0.1
+    """pimc with --guide-infer: the share of a uniform choice mixed into the model's probabilities"""
     guide_epochs: int = 8
     """passes of the imitation loss alone over each update's labels"""
     guide_noise: List[float] = field(default_factory=list)
@@ -223,6 +228,10 @@ class TrainArgs(skeleton.TrainArgs):
                 raise PipslabError(f"--guide {self.guide} needs the exact solver: {refusal}")
         elif self.guide and guide_search(self.guide, self.game) is None:
             make_agent(self.guide, self.game)     # --guide AGENT: a bad spec fails now
+        if self.guide_infer:
+            if self.guide != "pimc":
+                raise PipslabError("--guide-infer weighs the worlds of the pimc teacher: give --guide pimc")
+            Belief(self.guide_infer, self.guide_floor)      # a model without a prior, a bad floor: one line
         if self.guide_noise:
             if not self.guide or guide_search(self.guide, self.game) is None:
                 raise PipslabError("--guide-noise is the root noise of the ismcts teacher's search: give --guide ismcts")
@@ -752,7 +761,8 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
 
 # ------------------------------------------------------------------ workers and the trainer
 def new_teacher(args: TrainArgs) -> Teacher:
-    return Teacher(args.game, args.options, args.guide, args.guide_samples, noise=args.guide_noise or None)
+    return Teacher(args.game, args.options, args.guide, args.guide_samples, noise=args.guide_noise or None,
+                   infer=args.guide_infer, floor=args.guide_floor)
 
 
 _WORKER: Dict[str, object] = {}
@@ -763,7 +773,8 @@ def play_shard(shared, first_hand: int, count: int):
     ``(steps, finals, results, first_hand)`` of hands ``first_hand ..``.  A worker keeps
     its net, league players and teacher between updates (the solver's table with it)."""
     args, config, weights, league_state, label = shared
-    key = repr((config, args.game, args.options, args.guide, args.guide_samples, args.guide_noise))
+    key = repr((config, args.game, args.options, args.guide, args.guide_samples, args.guide_noise, args.guide_infer,
+                args.guide_floor))
     if _WORKER.get("key") != key:
         _WORKER.clear()
         _WORKER.update(key=key, net=PolicyNet(config), teacher=new_teacher(args) if args.guide else None)
