@@ -202,3 +202,68 @@ def test_pimc_with_inference_replays_from_its_seed_and_its_records(tmp_path, cap
 def test_bad_inference_specs_are_one_line(spec, words):
     with pytest.raises(PipslabError, match=words):
         make_agent(spec, "happy")
+
+
+def _by_pips(state, legal):
+    """A soft opponent: heavier placements likelier."""
+    return {a: 1.0 + PIPS[a // 2] for a in legal}
+
+
+@pytest.mark.parametrize("variant,depth", [(HAPPY_BLOCK, None), (HAPPY_DRAW, 8), (TROSHIN_4_PAIRS, 8)])
+def test_the_compiled_weighted_sums_are_the_python_reference_on_the_same_worlds(variant, depth):
+    """``--guide pimc --guide-infer``'s road: the worlds the compiled call deals, rebuilt
+    as Python states, weighed by the same belief and solved by ``Solver.move_values``."""
+    from pipslab.agents.pimc_compiled import CompiledPIMC
+    from pipslab.envs.dominoes import compiled as C
+    from pipslab.envs.dominoes.engine import DominoState, packed_world_sampler
+    compiled, solver = CompiledPIMC(variant, depth), Solver("margin", max_depth=depth)
+    belief = Belief(_Model(_by_pips), 0.05)
+    checked = uneven = 0
+    for seed in range(80):
+        s, _ = _played(variant, seed, 4 + seed % 9)
+        if s is None or s.left < 0 or s.legal_actions()[-1] >= variant.draw_action:
+            continue
+        view = s.observe(s.current_player)
+        if not past_moves(view):
+            continue
+        legal = s.legal_actions()
+        got = weighted_move_totals(view, legal, np.random.default_rng(seed), solver, 12, belief, compiled)
+        r = C.new_rng(int(np.random.default_rng(seed).integers(1 << 62)))
+        packed, worlds = packed_world_sampler(view), []
+        for _ in range(12):
+            w = packed(r)
+            worlds.append(DominoState.from_view(view, [int(w[C.S_HANDS + p]) for p in range(variant.players)],
+                                                w[C.S_BONE:C.S_BONE + w[C.S_BLEN]].tolist(), None))
+        weights = belief(view, worlds)
+        uneven += len(set(np.round(weights, 12))) > 1
+        want = dict.fromkeys(legal, 0.0)
+        for wt, world in zip(weights, worlds):
+            for a, v in solver.move_values(world).items():
+                want[a] += wt * v
+        assert got == pytest.approx(want)
+        checked += 1
+    assert checked >= 10 and uneven >= 5          # worlds the belief does tell apart
+
+
+@pytest.mark.parametrize("variant", [HAPPY_BLOCK, HAPPY_DRAW, TROSHIN_4_PAIRS])
+def test_the_nets_hand_priors_are_its_prior_of_each_state(variant):
+    """The net answers ``hand_priors`` from one encoding with each hand's bits put in;
+    the seam's own road builds a state per hand and asks ``prior``."""
+    from pipslab.agents.domino_net import NetEvaluator
+    net = NetEvaluator()
+    checked = 0
+    for seed in range(30):
+        s, _ = _played(variant, seed, 3 + seed % 10)
+        if s is None:
+            continue
+        rng = random.Random(seed)
+        size = bin(s.hands[s.current_player]).count("1")
+        hands = [s.hands[s.current_player]] + [sum(1 << t for t in rng.sample(range(28), size)) for _ in range(6)]
+        fast = net.hand_priors(s, hands)
+        slow = DominoEvaluator.hand_priors(net, s, hands)
+        assert len(fast) == len(slow) == 7
+        for f, w in zip(fast, slow):
+            assert f.keys() == w.keys() and f == pytest.approx(w, abs=1e-5)
+        assert len({tuple(sorted(f)) for f in fast}) > 1 or len(fast[0]) == 1   # other hands, other moves
+        checked += 1
+    assert checked >= 15

@@ -10,11 +10,13 @@ import pytest
 
 from pipslab.agents import search_dominoes
 from pipslab.agents.base import Observation
+from pipslab.agents.evaluators import DominoEvaluator
 from pipslab.agents.pimc_compiled import block_view_worlds
 from pipslab.agents.search_dominoes import PIMCAgent
 from pipslab.agents.teacher import Teacher
 from pipslab.envs.dominoes import compiled as C
 from pipslab.envs.dominoes.engine import packed_world_sampler
+from pipslab.envs.dominoes.tiles import PIPS
 from pipslab.envs.dominoes.variants import HAPPY_BLOCK
 
 from dominoes_helpers import played_at_random
@@ -135,3 +137,47 @@ def test_the_python_pimc_scores_are_pimcs():
         labels = Teacher("happy", {"mode": "block"}, "pimc", 4, compiled=False).best_moves(
             s, s.current_player, np.random.default_rng(1))
         assert move == min(labels)
+
+
+class _Heaviest(DominoEvaluator):
+    """An opponent model that always places its heaviest playable tile."""
+
+    def estimate(self, state):
+        return [0.0] * state.variant.players
+
+    def prior(self, states):
+        out = []
+        for s in states:
+            legal = s.legal_actions()
+            top = max(legal, key=lambda a: PIPS[a // 2])
+            out.append({a: 1.0 if a == top else 0.0 for a in legal})
+        return out
+
+
+def test_a_teacher_with_inference_labels_by_the_weighted_sums_even_in_a_batch():
+    """``--guide pimc --guide-infer``: the label is the best of pimc's sums weighed by the
+    belief, one decision at a time or many in one call (never the unweighted batch)."""
+    from pipslab.agents.belief import Belief, past_moves
+    from pipslab.agents.pimc_compiled import CompiledPIMC
+    from pipslab.agents.solver import Solver
+    teacher = Teacher("happy", {"mode": "block"}, "pimc", 16, infer=_Heaviest(), floor=0.01)
+    plain = Teacher("happy", {"mode": "block"}, "pimc", 16)
+    assert not teacher.batched() and plain.batched()
+    reference = CompiledPIMC(HAPPY_BLOCK, None)
+    differ = 0
+    decisions = [(s, op) for s, op in _decisions(HAPPY_BLOCK, 40, 17) if past_moves(s.observe(s.current_player))]
+    for i, (s, _op) in enumerate(decisions):
+        totals = search_dominoes.weighted_move_totals(s.observe(s.current_player), s.legal_actions(),
+                                                      np.random.default_rng(i), Solver("margin"), 16,
+                                                      Belief(_Heaviest(), 0.01), reference)
+        top = max(totals.values())
+        want = sorted(a for a, v in totals.items() if v == top)
+        assert teacher.best_moves(s, s.current_player, np.random.default_rng(i)) == want
+        differ += want != plain.best_moves(s, s.current_player, np.random.default_rng(i))
+    assert len(decisions) >= 10 and differ >= 2          # the weights change labels
+    S = np.stack([C.pack(s) for s, _ in decisions])
+    rows = np.arange(len(decisions))
+    got = teacher.label_many(S, rows, [np.random.default_rng(i) for i in rows], [op for _, op in decisions],
+                             state_of=lambda h: decisions[h][0])
+    for i, (s, _) in enumerate(decisions):
+        assert np.flatnonzero(got[i]).tolist() == teacher.best_moves(s, s.current_player, np.random.default_rng(i))

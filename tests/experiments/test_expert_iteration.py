@@ -158,6 +158,9 @@ def test_a_tiny_expert_iteration_run_trains_and_resumes(tmp_path, capfd, monkeyp
     (["--guide", "ismcts:iters=1"], "iters must be at least 2"),
     (["--guide", "pimc", "--guide-noise", "0.3,0.25"], "give --guide ismcts"),
     (["--guide", "ismcts", "--guide-noise", "0,0.25"], "ALPHA,FRACTION"),
+    (["--guide", "oracle", "--guide-infer", "net"], "give --guide pimc"),
+    (["--guide", "pimc", "--guide-infer", "hand"], "needs a prior"),
+    (["--guide", "pimc", "--guide-infer", "net", "--guide-floor", "1"], "floor"),
 ])
 def test_bad_search_guides_are_one_line(flags, message, tmp_path, capfd):
     r = pipslab_here(capfd, "train", "happy", *flags, "--out", str(tmp_path / "run"), "--no-progress")
