@@ -112,18 +112,15 @@ class Belief:
         logw = np.zeros(len(worlds))
         if not moves or len(worlds) < 2:
             return logw
-        keys, index, priors = [], {}, []
-        for k, move in enumerate(moves):
+        keys, probs = [], []
+        for move in moves:
             held_of = {}         # worlds that agree on the mover's hand share its prior
             for world in worlds:
                 held = world[move.seat] | move.placed_since[move.seat]
-                if held not in held_of:
-                    held_of[held] = len(index)
-                    index[(k, held)] = len(index)
-                keys.append(held_of[held])
-            priors += self.model.hand_priors(_template(move), list(held_of))
-        p = np.array([(1.0 - self.floor) * policy.get(moves[k].action, 0.0) + self.floor / max(1, len(policy))
-                      for (k, _held), policy in zip(index, priors)])
+                keys.append(held_of.setdefault(held, len(probs) + len(held_of)))
+            probs += [(1.0 - self.floor) * policy.get(move.action, 0.0) + self.floor / max(1, len(policy))
+                      for policy in self.model.hand_priors(_template(move), list(held_of))]
+        p = np.array(probs)
         with np.errstate(divide="ignore"):      # floor 0: a world the model rules out is -inf
             logp = np.log(p)
         n = len(worlds)

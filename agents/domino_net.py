@@ -50,7 +50,7 @@ from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import get_game
 
 from .base import Agent, Observation
-from .evaluators import DominoEvaluator
+from .evaluators import DominoEvaluator, states_holding
 from .netfiles import load_cached, net_path, read_net_file, shipped_nets
 
 NET_FORMAT = "pipslab-policy-dominoes"
@@ -379,12 +379,7 @@ class NetEvaluator(DominoEvaluator):
         x = player.encode(state.observe(seat))
         rows = np.repeat(x[None, :], len(hands), axis=0)
         rows[:, :28] = _hand_bits(hands)
-        out = []
-        for hand, z in zip(hands, player.forward(rows)[0]):
-            s = state.clone()
-            s.hands[seat] = hand
-            out.append(_policy(s, z))
-        return out
+        return [_policy(s, z) for s, z in zip(states_holding(state, hands), player.forward(rows)[0])]
 
 
 def _hand_bits(hands) -> np.ndarray:

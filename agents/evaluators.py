@@ -203,13 +203,7 @@ class DominoEvaluator(Evaluator):
         rest of the state as it is): what inference asks of every world's hand before a
         past move (:mod:`pipslab.agents.belief`).  A network overrides it to encode the
         state once, since only the hand differs."""
-        seat = state.current_player
-        states = []
-        for hand in hands:
-            s = state.clone()
-            s.hands[seat] = hand
-            states.append(s)
-        return self.prior(states)
+        return self.prior(states_holding(state, hands))
 
     def evaluate_prior(self, states):
         """``(evaluate(states), prior(states))`` in one call — what PUCT asks of each new
@@ -217,6 +211,17 @@ class DominoEvaluator(Evaluator):
         ``priors`` is None for an evaluator without a ``prior``."""
         values = np.asarray(self.evaluate(states), dtype=float).reshape(len(states), -1)
         return values, (self.prior(states) if has_prior(self) else None)
+
+
+def states_holding(state, hands) -> list:
+    """Copies of ``state`` with the seat to move holding each of ``hands`` instead."""
+    seat = state.current_player
+    out = []
+    for hand in hands:
+        s = state.clone()
+        s.hands[seat] = hand
+        out.append(s)
+    return out
 
 
 def _stack_values(evaluator, states) -> np.ndarray:
