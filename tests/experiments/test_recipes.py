@@ -108,13 +108,45 @@ def _recipe_process(*argv):
                             preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
 
 
+# a league stage checkpointed at every update, then a pimc teacher's stage (happy-block-v1's shape)
+TWO_STAGES = """description = "two small stages"
+game = "happy"
+seed = 0
+
+[[stages]]
+name = "ppo-league"
+hands = 1536
+batch_hands = 32
+hidden = [16]
+checkpoint_every = 1
+eval_games = 0
+
+[[stages]]
+name = "expert-iteration"
+hands = 256
+batch_hands = 32
+epochs = 0
+guide = "pimc"
+guide_samples = 2
+hidden = [16]
+eval_games = 0
+
+[evaluation]
+against = ["random"]
+games = 4
+"""
+
+
 @pytest.mark.slow
 def test_sigterm_mid_stage_then_resume_ends_with_the_weights_of_one_run(tmp_path):
     """A scheduler's SIGTERM during stage 1: a checkpoint, the resume command, exit 130;
     ``--resume`` continues that stage, runs the next, and the net equals an uninterrupted
     run's bit for bit."""
     cut, whole = tmp_path / "cut", tmp_path / "whole"
-    p = _recipe_process("--recipe", "happy-block-v1", "--scale", "0.01", "--out", str(cut))
+    recipe = tmp_path / "two-stages.toml"      # happy-block-v1's shape, small enough for the suite
+    recipe.write_text(TWO_STAGES)
+    p = _recipe_process("--recipe", str(recipe), "--out", str(cut))
+    one_run = _recipe_process("--recipe", str(recipe), "--out", str(whole))      # the uninterrupted run, meanwhile
     ckpt = cut / "stages" / "1-ppo-league" / "checkpoint.pt"
     deadline = time.time() + 180
     while not ckpt.exists() and time.time() < deadline and p.poll() is None:
@@ -128,13 +160,11 @@ def test_sigterm_mid_stage_then_resume_ends_with_the_weights_of_one_run(tmp_path
     assert not (cut / "net.pt").exists()
     manifest = json.loads((cut / "stages" / "1-ppo-league" / "run.json").read_text())
     assert manifest["status"] == "interrupted"
-    r = subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", "train", "--recipe", "happy-block-v1", "--scale",
-                        "0.01", "--out", str(cut), "--resume", "--no-progress"], capture_output=True, text=True,
-                       timeout=600)
+    r = subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", "train", "--recipe", str(recipe),
+                        "--out", str(cut), "--resume", "--no-progress"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
-    r = subprocess.run([sys.executable, "-m", "pipslab.experiments.cli", "train", "--recipe", "happy-block-v1", "--scale",
-                        "0.01", "--out", str(whole), "--no-progress"], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr
+    err = one_run.communicate(timeout=600)[1]
+    assert one_run.returncode == 0, err
     assert _same(cut / "net.pt", whole / "net.pt")
     sessions = json.loads((cut / "stages" / "1-ppo-league" / "run.json").read_text())["sessions"]
     assert [s["status"] for s in sessions] == ["interrupted", "done"]

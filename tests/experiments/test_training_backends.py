@@ -54,8 +54,6 @@ def test_ray_on_a_two_node_cluster_gives_the_process_backends_weights(tmp_path):
     """Both trainers on a local two-node cluster (``ray.cluster_utils.Cluster``), in a
     process of its own, against the process backend's nets."""
     import ray  # noqa: F401  (in the dev extra: a missing ray fails this test, it does not skip)
-    td.train(td.TrainArgs(out=str(tmp_path / "d-process"), **DOMINO))
-    tb.train(tb.TrainArgs(out=str(tmp_path / "b-process"), **BACKGAMMON))
     script = textwrap.dedent(f"""
         import ray
         from ray.cluster_utils import Cluster
@@ -69,8 +67,12 @@ def test_ray_on_a_two_node_cluster_gives_the_process_backends_weights(tmp_path):
         ray.shutdown()
         cluster.shutdown()
     """)
-    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
+    cluster = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # the process backend's runs while the cluster starts
+    td.train(td.TrainArgs(out=str(tmp_path / "d-process"), **DOMINO))
+    tb.train(tb.TrainArgs(out=str(tmp_path / "b-process"), **BACKGAMMON))
+    err = cluster.communicate(timeout=600)[1]
+    assert cluster.returncode == 0, err[-3000:]
     assert _same(tmp_path / "d-process" / "net.pt", tmp_path / "d-ray" / "net.pt")
     assert _same(tmp_path / "b-process" / "net.pt", tmp_path / "b-ray" / "net.pt")
 
