@@ -119,6 +119,32 @@ def _raise_interrupt(signum, frame):  # noqa: ARG001 - signal handler signature
     raise KeyboardInterrupt
 
 
+@contextlib.contextmanager
+def interrupts_held():
+    """Ctrl-C and the stop signals a Run catches wait until the block ends, then stop the
+    run as they would have: a block that changes state in several steps (a training
+    update: the net, the optimizer, the league, the count of hands) is never cut in two,
+    so the checkpoint written on the way out is of whole updates and ``--resume`` gives
+    the uninterrupted run's weights.  Outside the main thread the block runs as is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: List[Tuple[int, Callable]] = []
+    previous = {}
+    for sig in {signal.SIGINT, *_STOP_SIGNALS}:
+        handler = signal.getsignal(sig)
+        if callable(handler):
+            previous[sig] = signal.signal(sig, lambda signum, frame, h=handler: held.append((signum, h)))
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if held:
+        signum, handler = held[0]
+        handler(signum, None)
+
+
 class Run:
     """An experiment's output folder for one session of its life::
 

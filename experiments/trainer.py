@@ -35,7 +35,7 @@ from pipslab.envs.errors import PipslabError, excerpt
 from .checks import kind_of
 from .cliargs import parse_option_items, split_agent_list
 from .executors import start_ray
-from .runner import Run, RunInterrupted
+from .runner import Run, RunInterrupted, interrupts_held
 
 CHECKPOINT = "checkpoint.pt"
 NET = "net.pt"
@@ -758,9 +758,10 @@ def _loop(run: Run, trainer: Trainer, selfplay: SelfPlay, scalars: _Scalars, tar
     t0 = time.perf_counter() - wall
     try:
         while done < target:
-            stats = trainer.step(done, updates, selfplay)
-            done += batch
-            updates += 1
+            with interrupts_held():          # an update and its count: whole, or not begun
+                stats = trainer.step(done, updates, selfplay)
+                done += batch
+                updates += 1
             wall = time.perf_counter() - t0
             bar.update(batch)
             bar.set_postfix(trainer.shown(stats))

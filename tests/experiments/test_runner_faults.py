@@ -387,3 +387,22 @@ def test_closed_stdout_pipe_ends_quietly(tmp_path):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 141 and err == b"", err.decode()
     assert len(pd.read_csv(out / "games.csv")) == 40
+
+
+def test_interrupts_held_wait_for_the_block_then_stop_as_before():
+    """A signal inside ``interrupts_held`` lets the block finish, then raises as its handler
+    would have; none received, nothing raised; the handlers are the old ones after."""
+    from pipslab.experiments.runner import interrupts_held
+    before = signal.getsignal(signal.SIGINT)
+    steps = []
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_held():
+            steps.append(1)
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)                  # the signal is delivered here, and held
+            steps.append(2)
+        steps.append(3)
+    assert steps == [1, 2] and signal.getsignal(signal.SIGINT) is before
+    with interrupts_held():
+        steps.append(4)
+    assert steps == [1, 2, 4]
