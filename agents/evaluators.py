@@ -398,5 +398,5 @@ def as_evaluator(family: str, evaluator) -> Evaluator:
 __all__ = [
     "FAMILIES", "ON_ROLL", "OPPONENT", "WIN", "BackgammonEvaluator", "DominoEvaluator", "Evaluator",
     "as_evaluator", "boards", "draws_random", "has_prior", "equity", "evaluator_names", "evaluators",
-    "make_evaluator", "register_evaluator", "reseed",
+    "make_evaluator", "register_evaluator", "reseed", "states_holding",
 ]
