@@ -68,10 +68,13 @@ def test_ray_on_a_two_node_cluster_gives_the_process_backends_weights(tmp_path):
         cluster.shutdown()
     """)
     cluster = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # the process backend's runs while the cluster starts
-    td.train(td.TrainArgs(out=str(tmp_path / "d-process"), **DOMINO))
-    tb.train(tb.TrainArgs(out=str(tmp_path / "b-process"), **BACKGAMMON))
-    err = cluster.communicate(timeout=600)[1]
+    try:        # the process backend's runs while the cluster starts
+        td.train(td.TrainArgs(out=str(tmp_path / "d-process"), **DOMINO))
+        tb.train(tb.TrainArgs(out=str(tmp_path / "b-process"), **BACKGAMMON))
+        err = cluster.communicate(timeout=600)[1]
+    finally:
+        if cluster.poll() is None:
+            cluster.kill()
     assert cluster.returncode == 0, err[-3000:]
     assert _same(tmp_path / "d-process" / "net.pt", tmp_path / "d-ray" / "net.pt")
     assert _same(tmp_path / "b-process" / "net.pt", tmp_path / "b-ray" / "net.pt")
