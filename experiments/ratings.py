@@ -37,6 +37,21 @@ def wilson_interval(successes: float, n: int, z: float = Z95):
     return (0.0 if low < 1e-12 else low), (1.0 if high > 1 - 1e-12 else high)
 
 
+def cluster_interval(totals: Sequence[float], sizes: Sequence[float], z: float = Z95):
+    """A normal interval for the ratio ``sum(totals) / sum(sizes)`` with each pair one
+    cluster (the cluster-robust variance of a ratio estimator): the seats one agent holds
+    on one duplicate deal share its luck, so they are not independent trials as Wilson's
+    interval assumes.  ``(nan, nan)`` with fewer than two clusters."""
+    t = np.asarray(totals, dtype=float)
+    n = np.asarray(sizes, dtype=float)
+    k, size = len(t), float(n.sum())
+    if k < 2 or size <= 0:
+        return float("nan"), float("nan")
+    ratio = float(t.sum()) / size
+    half = z * math.sqrt(k / (k - 1) * float(((t - ratio * n) ** 2).sum())) / size
+    return ratio - half, ratio + half
+
+
 def elo_difference(score: float) -> float:
     """Rating gap that makes the expected score ``score`` (Bradley–Terry on the Elo scale)."""
     return 400.0 * math.log10(score / (1.0 - score))

@@ -14,7 +14,7 @@ from typing import List, Sequence
 import numpy as np
 import pandas as pd
 
-from .ratings import bootstrap_ratings, wilson_interval
+from .ratings import bootstrap_ratings, cluster_interval, wilson_interval
 
 
 def _col(df: pd.DataFrame, name: str, default=np.nan) -> pd.Series:
@@ -86,7 +86,9 @@ def _rate(part: pd.Series, n: int) -> float:
 
 def summarize(games: pd.DataFrame, agent_names: List[str], units: Sequence[Sequence[int]],
               rows: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per agent."""
+    """One row per agent: its record, the win rate's Wilson interval (each seat a trial)
+    and, where the games name their deals, the win rate's and points' intervals with
+    each deal one cluster (:func:`~pipslab.experiments.ratings.cluster_interval`)."""
     rows = unit_rows(games, units) if rows is None else rows
     has_blocked = "blocked" in games.columns
     has_gammon = "gammon" in games.columns or "backgammon" in games.columns
@@ -94,6 +96,7 @@ def summarize(games: pd.DataFrame, agent_names: List[str], units: Sequence[Seque
     has_forfeits = bool(rows["forfeit"].any())   # the column only appears when an agent forfeited
     out = []
     by_agent = dict(tuple(rows.groupby("agent", sort=False)))
+    deals = rows["game_id"].map(games.set_index("game_id")["deal_id"]) if "deal_id" in games.columns else None
     for name in agent_names:
         s = by_agent.get(name, rows.iloc[0:0])
         n = len(s)
@@ -108,6 +111,14 @@ def summarize(games: pd.DataFrame, agent_names: List[str], units: Sequence[Seque
         }
         if has_points:
             row["avg_points"] = s["points"].mean()
+        if deals is not None and n:
+            # the agent's seats on one deal share its luck: the deal is the cluster
+            per = s.assign(deal=deals[s.index]).groupby("deal", sort=False)
+            sizes = per.size()
+            low, high = cluster_interval(per["win"].sum(), sizes)
+            row["win_rate_deal_low"], row["win_rate_deal_high"] = max(low, 0.0), min(high, 1.0)
+            if has_points:
+                row["avg_points_low"], row["avg_points_high"] = cluster_interval(per["points"].sum(), sizes)
         if has_blocked:
             b = s[s["blocked"]]
             row["blocked_share"] = len(b) / n if n else float("nan")

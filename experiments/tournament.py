@@ -375,7 +375,9 @@ def _write_tables(args: TournamentArgs, games_df: pd.DataFrame, units, label: st
     md = [f"# {label}: {len(games_df)} games, seed {args.seed} ({how})", "",
           f"`{args.command(resume=False)}`", "", "## Agents", "",
           summary_df.to_markdown(index=False, floatfmt=".3f"), "",
-          "Win rates with Wilson 95% intervals; pips are the hand's (team's) pips left at the end."
+          "Win rates with Wilson 95% intervals (each seat one trial) and, as `win_rate_deal_low`/`_high` "
+          "(and `avg_points_low`/`_high`), 95% intervals with each deal one cluster (an agent's seats on one "
+          "deal share its luck); pips are the hand's (team's) pips left at the end."
           + ("" if analysis is None else
              f" Error rates (mean loss per unforced decision x 1000, 95% bootstrap intervals; blunder: a loss of "
              f"{analysis.blunder} or more): reference {analysis.reference}, see analysis/analysis.md."), "",

@@ -9,8 +9,9 @@ import pytest
 
 from pipslab.envs.errors import PipslabError
 from pipslab.experiments.cli import main
-from pipslab.experiments.ratings import (bootstrap_ratings, elo_difference, expected_score, fit_bradley_terry,
-                                 score_matrix, wilson_interval)
+from pipslab.experiments.ratings import (bootstrap_ratings, cluster_interval, elo_difference, expected_score,
+                                         fit_bradley_terry, score_matrix, wilson_interval)
+from pipslab.experiments.summary import summarize, unit_rows
 from pipslab.experiments.seedplan import Plan, game_units, outcome
 from pipslab.envs.game import get_game
 from pipslab.experiments.tournament import CONFIG_DIR, TournamentArgs, load_config, run_tournament
@@ -31,6 +32,41 @@ def test_wilson_interval_hand_computed():
     assert wilson_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
     assert wilson_interval(10, 10)[1] == pytest.approx(1.0) and wilson_interval(10, 10)[0] == pytest.approx(0.7225, abs=1e-4)
     assert all(math.isnan(x) for x in wilson_interval(0, 0))
+
+
+def test_cluster_interval_hand_computed():
+    # clusters (wins, seats): (2, 2), (0, 2), (1, 2), (1, 2): ratio 4/8 = .5, residuals 1, -1, 0, 0,
+    # variance 4/3 * 2 / 8^2, half-width 1.96 * sqrt(1/24) = 0.40008
+    low, high = cluster_interval([2, 0, 1, 1], [2, 2, 2, 2])
+    assert (low, high) == pytest.approx((0.5 - 0.40008, 0.5 + 0.40008), abs=1e-5)
+    assert all(math.isnan(x) for x in cluster_interval([1], [2]))
+
+
+def test_summary_intervals_take_the_deal_as_the_cluster():
+    # two seats of "a" and one of "b" at each deal; a's two seats score the same points on a
+    # deal (its luck): they are not independent, and the deal-clustered interval of a's
+    # points is sqrt(2) times as wide as one that counts each seat a trial
+    n = 400
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=n)
+    a_wins = x > 0
+    games = pd.DataFrame({"game_id": np.arange(n), "deal_id": np.arange(n), "seat0": "a", "seat1": "a", "seat2": "b",
+                          "return_0": np.where(a_wins, 1.0, -0.5), "return_1": np.where(a_wins, 0.0, -0.5),
+                          "return_2": np.where(a_wins, -0.5, 1.0),
+                          "points_0": x, "points_1": x, "points_2": -2 * x})
+    units = [[0], [1], [2]]
+    summary = summarize(games, ["a", "b"], units, unit_rows(games, units)).set_index("agent")
+    a = summary.loc["a"]
+    assert a["games"] == 2 * n and a["win_rate"] == pytest.approx(a_wins.sum() / (2 * n))
+    seats = np.concatenate([x, x])
+    naive = 1.959964 * seats.std(ddof=1) / math.sqrt(2 * n)
+    width = (a["avg_points_high"] - a["avg_points_low"]) / 2
+    assert a["avg_points"] == pytest.approx(x.mean())
+    assert width == pytest.approx(math.sqrt(2) * naive, rel=0.01)
+    # a deal's wins (1 or 0 of a's 2 seats) against the ratio: the cluster-robust formula
+    w, p = a_wins.astype(float), a_wins.sum() / (2 * n)
+    half = 1.959964 * math.sqrt(n / (n - 1) * ((w - 2 * p) ** 2).sum()) / (2 * n)
+    assert (a["win_rate_deal_low"], a["win_rate_deal_high"]) == pytest.approx((p - half, p + half), abs=1e-5)
 
 
 def test_bradley_terry_two_agents_is_the_elo_formula():
