@@ -17,8 +17,8 @@ the 256x256 net on four rows takes ~15 µs in numpy; run it with one BLAS thread
 busy machine waking a threaded BLAS for these small products costs milliseconds).
 Files are written by ``torch.save`` of a plain dict and read with
 ``torch.load(weights_only=True)`` (:mod:`pipslab.agents.netfiles`); shipped nets are
-``agents/nets/<variant>.pt`` (``happy-block``, ``happy-draw``, ``troshin-4-pairs``,
-``triple-3``) with a model card ``<variant>.md`` beside each.
+``agents/nets/<variant>.pt`` (``happy-block``, ``happy-draw``, ``troshin-3``,
+``troshin-4-pairs``, ``triple-3``) with a model card ``<variant>.md`` beside each.
 
 Made by name through :mod:`pipslab.agents.neural` (torch is imported only when one is
 built):

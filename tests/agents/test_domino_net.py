@@ -181,11 +181,11 @@ def test_a_net_refuses_another_variant_and_a_missing_shipped_net_is_named(nets):
     agent.check_table("happy", {"mode": "block"})
     with pytest.raises(PipslabError, match="trained for happy-block, not happy-draw"):
         agent.check_table("happy", {"mode": "draw"})
-    with pytest.raises(PipslabError, match="no shipped net for troshin-3"):
-        make_agent("net", "troshin").check_table("troshin", {"players": 3})
-    with pytest.raises(PipslabError, match="no shipped net for troshin-3"):
-        make_agent("ismcts:iters=5,net=shipped", "troshin").check_table("troshin", {"players": 3})
-    make_agent("ismcts:iters=5", "troshin").check_table("troshin", {"players": 3})
+    with pytest.raises(PipslabError, match="no shipped net for troshin-4"):
+        make_agent("net", "troshin").check_table("troshin", {"players": 4})
+    with pytest.raises(PipslabError, match="no shipped net for troshin-4"):
+        make_agent("ismcts:iters=5,net=shipped", "troshin").check_table("troshin", {"players": 4})
+    make_agent("ismcts:iters=5", "troshin").check_table("troshin", {"players": 4})
 
 
 def test_bad_net_files_are_refused_with_one_line(tmp_path, nets):

@@ -14,7 +14,7 @@ from pipslab.envs.game import get_game
 from harness_helpers import pipslab, play_checked
 
 SHIPPED = {"happy-block": ("happy", {"mode": "block"}), "happy-draw": ("happy", {"mode": "draw"}),
-           "troshin-4-pairs": ("troshin", {"players": 4, "pairs": True}),
+           "troshin-3": ("troshin", {"players": 3}), "troshin-4-pairs": ("troshin", {"players": 4, "pairs": True}),
            "triple-3": ("triple", {"players": 3})}
 
 

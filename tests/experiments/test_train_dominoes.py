@@ -228,8 +228,8 @@ def test_bench_agents_times_agents_on_the_same_decisions(capfd):
     rows = json.loads(r.stdout.strip().splitlines()[-1])["agents"]
     assert set(rows) == {"heaviest", "ismcts:iters=20"} and all(v["moves"] == 4 for v in rows.values())
     assert rows["ismcts:iters=20"]["mean_s"] > rows["heaviest"]["mean_s"] > 0
-    r = pipslab_here(capfd, "bench", "agents", "--agents", "net", "--game", "troshin", "--players", "3")
-    assert r.returncode == 2 and "no shipped net for troshin-3" in r.stderr
+    r = pipslab_here(capfd, "bench", "agents", "--agents", "net", "--game", "troshin", "--players", "4")
+    assert r.returncode == 2 and "no shipped net for troshin-4" in r.stderr
     r = pipslab_here(capfd, "bench", "solver", "--agents", "heaviest")
     assert r.returncode == 2 and "--agents applies to pipslab bench agents" in r.stderr
 
