@@ -38,7 +38,7 @@ def wilson_interval(successes: float, n: int, z: float = Z95):
 
 
 def cluster_interval(totals: Sequence[float], sizes: Sequence[float], z: float = Z95):
-    """A normal interval for the ratio ``sum(totals) / sum(sizes)`` with each pair one
+    """A normal interval for the ratio ``sum(totals) / sum(sizes)`` with each (total, size) one
     cluster (the cluster-robust variance of a ratio estimator): the seats one agent holds
     on one duplicate deal share its luck, so they are not independent trials as Wilson's
     interval assumes.  ``(nan, nan)`` with fewer than two clusters."""
