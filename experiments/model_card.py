@@ -258,8 +258,8 @@ def card_text(data: dict, curve_png: str, curve_csv: str) -> str:
 def measure(recipe, nets_dir: Path, workdir: Path, progress: bool = False) -> dict:
     """Run the evaluation ``recipe`` names for the shipped net ``nets_dir/NAME.pt``
     through the harness (in ``workdir``), store the rows in ``NAME.json`` and write the card
-    again.  For a net whose recipe run is not at hand (a net trained before recipes: its
-    ``NAME.json`` carries the history) and after any change that may move the figures."""
+    again.  For a net whose recipe run is not at hand (only its ``NAME.json`` is) and after
+    any change that may move the figures."""
     from .runner import provenance
     name = recipe.name
     path = nets_dir / f"{name}.json"
