@@ -17,9 +17,13 @@ from .registry import make_agent, parse_spec
 
 __all__ = ["LABELS", "Teacher", "guide_search"]
 
-# a label row: counts per action id (visit counts; 1 on each best move for the others),
-# the imitation target being the row over its sum
-LABELS = np.int32
+# a label row: weights per action id (visit counts; 1 on each best move; or, with a
+# temperature, the solver teachers' softmax over their move values), the imitation
+# target being the row over its sum
+LABELS = np.float32
+
+# the solver's unit of one hand won (its values are outcome * 1000 + margin)
+WIN = 1000.0
 
 # what an ``ismcts`` guide may set: the learner's net is its evaluator, the hand's
 # generator its seed (no clock: a label must come back from the seed)
@@ -57,7 +61,17 @@ class Teacher:
     * an agent spec — that agent's move from the seat's observation (built afresh for
       each label, as the harness builds agents per game);
 
-    or, for ``ismcts[:iters=N,c=C,mix=M]`` (:func:`guide_search`), the root visit counts of
+    — or, with ``temperature`` T > 0 (``pimc`` and ``oracle``), the softmax over the legal
+    moves of their mean value over the worlds, in hands won (the solver's value / 1000),
+    divided by T: every move's value taught, not only the best one's.  Why: pimc's top
+    move over a few worlds is noisy (two labels of one draw-mode decision agree 84% of
+    the time), and the argmax of a noisy sum is a biased estimate of the argmax of the
+    mean; at a temperature above the values' spread the softmax is nearly linear in
+    them, so the net's average target over many labels of one situation is nearly the
+    softmax of the mean over all their worlds — the policy of pimc with many more
+    worlds than each label solved.
+
+    Or, for ``ismcts[:iters=N,c=C,mix=M]`` (:func:`guide_search`), the root visit counts of
     PUCT ISMCTS guided by ``net`` — the learner's own :class:`~pipslab.agents.domino_net.NetPlayer`
     of the update being played, given to each labelling call: its policy the prior, its
     value heads the leaves' values — with AlphaZero's root Dirichlet ``noise=(alpha,
@@ -77,8 +91,12 @@ class Teacher:
     BLOCK_TABLE = 1 << 14
 
     def __init__(self, game: str, options: dict, guide: str, samples: int = 6, compiled: bool = True,
-                 noise=None, infer: str = "", floor: float = 0.1):
+                 noise=None, infer: str = "", floor: float = 0.1, temperature: float = 0.0):
         self.game, self.options, self.guide, self.samples = game, dict(options), guide, samples
+        if temperature < 0 or temperature and guide not in ("pimc", "oracle"):
+            raise PipslabError(f"a temperature softens the solver teachers' labels (pimc, oracle) and is not "
+                               f"negative; got {temperature} with {guide!r}")
+        self.temperature = float(temperature)
         self.belief = None
         if infer:
             if guide != "pimc":
@@ -121,29 +139,51 @@ class Teacher:
         if self.search is not None:
             row = self.label_states([state], [rng], net)[0]
             return np.flatnonzero(row == row.max()).tolist()
+        totals = self.move_values(state, seat, rng)
+        top = max(totals.values())
+        return [b for b, v in totals.items() if v == top]
+
+    def move_values(self, state, seat: int, rng: np.random.Generator) -> dict:
+        """The teacher's mean value of each legal move of ``seat``'s decision in ``state``
+        (not ``ismcts``): the solver's values (outcome * 1000 + margin) averaged over
+        ``pimc``'s worlds (weighed by the belief with ``infer``), of the true state
+        (``oracle``), or 1 on an agent's move."""
         if self.guide == "oracle":
-            totals = self.solver.move_values(state)
-        elif self.guide == "pimc" and self.belief is not None:
+            return self.solver.move_values(state)
+        if self.guide == "pimc" and self.belief is not None:     # the weights sum to 1
             from pipslab.agents.search_dominoes import weighted_move_totals
-            totals = weighted_move_totals(state.observe(seat), state.legal_actions(), rng, self.solver, self.samples,
-                                          self.belief, self.pimc)
-        elif self.guide == "pimc":
+            return weighted_move_totals(state.observe(seat), state.legal_actions(), rng, self.solver, self.samples,
+                                        self.belief, self.pimc)
+        if self.guide == "pimc":
             from pipslab.agents.search_dominoes import pimc_move_totals
             totals = pimc_move_totals(state.observe(seat), state.legal_actions(), rng, self.solver, self.samples,
                                       self.pimc)
-        else:
-            obs = Observation(seat, state.observe(seat), state.legal_actions(), self.num_actions)
-            totals = {make_agent(self.guide, self.game).act(obs, rng): 1}
-        top = max(totals.values())
-        return [b for b, v in totals.items() if v == top]
+            return {b: v / self.samples for b, v in totals.items()}
+        obs = Observation(seat, state.observe(seat), state.legal_actions(), self.num_actions)
+        return {make_agent(self.guide, self.game).act(obs, rng): 1}
+
+    def label(self, state, seat: int, rng: np.random.Generator, net=None) -> np.ndarray:
+        """One decision's :data:`LABELS` row (not ``ismcts``): 1 on :meth:`best_moves`, or
+        with a temperature the softmax of :meth:`move_values` (class docstring)."""
+        row = np.zeros(self.num_actions, dtype=LABELS)
+        if not self.temperature:
+            row[self.best_moves(state, seat, rng, net)] = 1
+            return row
+        totals = self.move_values(state, seat, rng)
+        moves = list(totals)
+        z = np.array([totals[b] for b in moves], dtype=np.float64) / (WIN * self.temperature)
+        p = np.exp(z - z.max())
+        row[moves] = p / p.sum()
+        return row
 
     def batched(self) -> bool:
         """Whether :meth:`label_many` solves the decisions of compiled rows in one compiled
         call (``pimc`` compiled, or ``oracle``, on a block-mode line variant opened by the
-        highest double); otherwise it labels them one at a time, as :meth:`best_moves`."""
+        highest double, no temperature); otherwise it labels them one at a time, as
+        :meth:`label`."""
         v = self.variant
         return (self.guide in ("pimc", "oracle") and self.pimc is not None and self.belief is None
-                and not v.draw and v.layout == "line"
+                and not self.temperature and not v.draw and v.layout == "line"
                 and v.opening == "highest_double")
 
     def label_many(self, S: np.ndarray, rows, rngs, openings, state_of=None, net=None) -> np.ndarray:
@@ -199,11 +239,11 @@ class Teacher:
         decision ``i``'s stream seeded by one draw from ``rngs[i]`` (as
         ``ISMCTSAgent.search_batch`` seeds it), so its visits do not depend on the others
         (up to the last bits of the net's batched float32 products); the others: one at
-        a time, :meth:`best_moves`."""
+        a time, :meth:`label`."""
         out = np.zeros((len(states), self.num_actions), dtype=LABELS)
         if self.search is None:
             for i, (state, rng) in enumerate(zip(states, rngs)):
-                out[i, self.best_moves(state, state.current_player, rng)] = 1
+                out[i] = self.label(state, state.current_player, rng)
             return out
         if net is None:
             raise PipslabError(f"--guide {self.guide}: the search needs the learner's net")

@@ -47,7 +47,10 @@ update's labels (they are off-policy-safe):
 * ``pimc`` (Happy, or Troshin for 2 or 4 in pairs: the games the solver plays) — the
   exact solver's values summed over ``guide_samples`` worlds dealt by ``sample_world``
   from the seat's own view, pimc's own rule: the label is what ``pimc:samples=6`` would
-  play, from the information the seat has;
+  play, from the information the seat has; with ``--guide-temperature T`` the softmax of
+  every move's mean value over those worlds (in hands won) divided by T instead — the
+  net then learns the mean over all the labels' worlds, not the noisy best of each
+  label's few (:class:`~pipslab.agents.teacher.Teacher`);
 * ``oracle`` (the same games) — the solver on the true state (Suphx's "oracle guiding"):
   cheaper, but a label from one world is a poor teacher — in most late worlds every move
   wins or every move loses, and the margin it then ranks by is not the win (measured:
@@ -186,6 +189,8 @@ class TrainArgs(skeleton.TrainArgs):
     """pimc: weigh its worlds by how likely the other seats' own moves were under this model (an evaluator with a prior: net, net:NAME), as pimc:infer does (default none)"""
     guide_floor: float = 0.1
     """pimc with --guide-infer: the share of a uniform choice mixed into the model's probabilities"""
+    guide_temperature: float = 0.0
+    """pimc, oracle: teach the softmax of each move's mean value (in hands won) at this temperature instead of 1 on the best moves (0)"""
     guide_epochs: int = 8
     """passes of the imitation loss alone over each update's labels"""
     guide_noise: List[float] = field(default_factory=list)
@@ -232,6 +237,9 @@ class TrainArgs(skeleton.TrainArgs):
             if self.guide != "pimc":
                 raise PipslabError("--guide-infer weighs the worlds of the pimc teacher: give --guide pimc")
             Belief(self.guide_infer, self.guide_floor)      # a model without a prior, a bad floor: one line
+        number(self, "guide_temperature", 0, 100)
+        if self.guide_temperature and self.guide not in ("pimc", "oracle"):
+            raise PipslabError("--guide-temperature softens the labels of the solver teachers: give --guide pimc or oracle")
         if self.guide_noise:
             if not self.guide or guide_search(self.guide, self.game) is None:
                 raise PipslabError("--guide-noise is the root noise of the ismcts teacher's search: give --guide ismcts")
@@ -762,7 +770,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
 # ------------------------------------------------------------------ workers and the trainer
 def new_teacher(args: TrainArgs) -> Teacher:
     return Teacher(args.game, args.options, args.guide, args.guide_samples, noise=args.guide_noise or None,
-                   infer=args.guide_infer, floor=args.guide_floor)
+                   infer=args.guide_infer, floor=args.guide_floor, temperature=args.guide_temperature)
 
 
 _WORKER: Dict[str, object] = {}
@@ -774,7 +782,7 @@ def play_shard(shared, first_hand: int, count: int):
     its net, league players and teacher between updates (the solver's table with it)."""
     args, config, weights, league_state, label = shared
     key = repr((config, args.game, args.options, args.guide, args.guide_samples, args.guide_noise, args.guide_infer,
-                args.guide_floor))
+                args.guide_floor, args.guide_temperature))
     if _WORKER.get("key") != key:
         _WORKER.clear()
         _WORKER.update(key=key, net=PolicyNet(config), teacher=new_teacher(args) if args.guide else None)

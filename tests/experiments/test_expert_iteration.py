@@ -16,6 +16,7 @@ from pipslab.agents.domino_net import NetEvaluator, NetPlayer, PolicyNet, net_sp
 from pipslab.agents.search_dominoes import search_many
 from pipslab.agents.teacher import LABELS, Teacher
 from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
+from pipslab.envs.errors import PipslabError
 from pipslab.experiments import train_dominoes
 from pipslab.experiments.train_dominoes import League, TrainArgs, play_hands
 
@@ -109,6 +110,51 @@ def test_pimc_and_oracle_labels_are_still_one_on_their_best_moves(guide, variant
         want = np.zeros(single.num_actions, dtype=LABELS)
         want[single.best_moves(s, s.current_player, np.random.default_rng([9, i]))] = 1
         np.testing.assert_array_equal(got[i], want)
+
+
+@pytest.mark.parametrize("guide, variant, options", [
+    ("pimc", HAPPY_DRAW, {"mode": "draw"}),
+    ("pimc", HAPPY_BLOCK, {"mode": "block"}),        # not the batched call: its labels are 0/1
+    ("oracle", HAPPY_BLOCK, {"mode": "block"}),
+])
+def test_a_temperature_teaches_the_softmax_of_the_mean_move_values(guide, variant, options):
+    """``--guide-temperature T``: each label row is the softmax, over the legal moves, of
+    the teacher's mean value of each (the solver's value / 1000) over T — for the same
+    generator the same worlds as the 0/1 label, whose best moves are the row's largest."""
+    from pipslab.envs.dominoes import compiled as C
+    states = _decisions(variant, 10, 6, opened=True)
+    T = 0.2
+    soft = Teacher("happy", options, guide, 3, temperature=T)
+    hard = Teacher("happy", options, guide, 3)
+    S = np.stack([C.pack(s) for s in states]) if not variant.draw else None
+    openings = [[ev for ev in s.observe(0).history if ev[0] == 0][0][2] for s in states]
+    got = soft.label_many(S, range(len(states)), [np.random.default_rng([5, i]) for i in range(len(states))],
+                          openings, state_of=lambda h: states[h])
+    assert got.dtype == LABELS
+    np.testing.assert_allclose(got.sum(1), 1.0, rtol=1e-6)
+    spread = 0
+    for i, s in enumerate(states):
+        legal = s.legal_actions()
+        values = soft.move_values(s, s.current_player, np.random.default_rng([5, i]))
+        assert sorted(values) == legal
+        z = np.array([values[a] for a in legal]) / (1000 * T)
+        want = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+        np.testing.assert_allclose(got[i, legal], want, rtol=1e-5)
+        assert got[i].sum() - got[i, legal].sum() == 0                # nothing on an illegal move
+        best = hard.best_moves(s, s.current_player, np.random.default_rng([5, i]))
+        assert set(best) == set(np.flatnonzero(np.isclose(got[i], got[i].max(), rtol=1e-6)))
+        spread += got[i, legal].max() - got[i, legal].min() > 1e-3
+    assert spread > 0                                                 # some rows are not uniform
+
+
+def test_a_temperature_is_only_for_the_solver_teachers():
+    with pytest.raises(PipslabError, match="temperature"):
+        Teacher("happy", {"mode": "draw"}, "ismcts:iters=4", temperature=0.5)
+    with pytest.raises(PipslabError, match="temperature"):
+        Teacher("happy", {"mode": "draw"}, "pimc", temperature=-1)
+    args = TrainArgs(game="happy", options={"mode": "draw"}, guide="suits", guide_temperature=0.5, epochs=0)
+    with pytest.raises(PipslabError, match="--guide-temperature"):
+        args.validate()
 
 
 @pytest.mark.parametrize("game, options", [
