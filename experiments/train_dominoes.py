@@ -103,7 +103,9 @@ from ``default_rng([seed, 3, k])``.  Updates are whole and checkpoints fall betw
 so a run stopped and resumed ends with the same weights as one run straight through, and
 1 or N workers on either backend give the same weights (tests check both): the workers
 play contiguous shards of an update's hands, and the learner computes the log-probabilities
-and values of the whole update's decisions itself, in one forward pass.
+and values of the whole update's decisions itself, in one forward pass.  (Up to the last
+bits of the workers' own forward passes, which sample the moves: over hundreds of
+thousands of hands 1 and 2 workers part; docs/training.md.)
 """
 from __future__ import annotations
 
