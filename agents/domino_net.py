@@ -165,25 +165,30 @@ def net_from(data: dict, path) -> PolicyNet:
 class NetPlayer:
     """A read-only numpy copy of a :class:`PolicyNet` for play and search.
 
-    ``encode(view)`` is the variant's observation; :meth:`forward` takes rows of them."""
+    ``encode(view)`` is the variant's observation; :meth:`forward` takes rows of them.
+    ``dtype``: float32 for play; the trainer's self-play takes float64, where the last
+    bits a row's result takes from the other rows of its pass are too small to move a
+    sampled move (in float32 they moved one, and a long run's weights then hung on the
+    worker count)."""
 
-    def __init__(self, net: PolicyNet, source: str = ""):
+    def __init__(self, net: PolicyNet, source: str = "", dtype=np.float32):
         self.config = dict(net.config)
         self.source = source
         self.variant = self.config["variant"]
+        self.dtype = dtype
         layers = [m for m in net.body if isinstance(m, nn.Linear)]
-        self.body = [(m.weight.detach().numpy().T.astype(np.float32).copy(),
-                      m.bias.detach().numpy().astype(np.float32).copy()) for m in layers]
-        self.w_pi = net.policy.weight.detach().numpy().T.astype(np.float32).copy()
-        self.b_pi = net.policy.bias.detach().numpy().astype(np.float32).copy()
-        self.w_v = net.value.weight.detach().numpy().T.astype(np.float32).copy()
-        self.b_v = net.value.bias.detach().numpy().astype(np.float32).copy()
+        self.body = [(m.weight.detach().numpy().T.astype(dtype).copy(),
+                      m.bias.detach().numpy().astype(dtype).copy()) for m in layers]
+        self.w_pi = net.policy.weight.detach().numpy().T.astype(dtype).copy()
+        self.b_pi = net.policy.bias.detach().numpy().astype(dtype).copy()
+        self.w_v = net.value.weight.detach().numpy().T.astype(dtype).copy()
+        self.b_v = net.value.bias.detach().numpy().astype(dtype).copy()
         g = get_game(self.config["game"])
         self.encode = g.observation_encoder(self.config["options"]).encode
 
     def forward(self, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """``(logits (k, actions), values (k,))`` of ``k`` observation rows."""
-        h = np.asarray(x, dtype=np.float32)
+        h = np.asarray(x, dtype=self.dtype)
         for w, b in self.body:
             h = h @ w
             h += b

@@ -103,9 +103,10 @@ from ``default_rng([seed, 3, k])``.  Updates are whole and checkpoints fall betw
 so a run stopped and resumed ends with the same weights as one run straight through, and
 1 or N workers on either backend give the same weights (tests check both): the workers
 play contiguous shards of an update's hands, and the learner computes the log-probabilities
-and values of the whole update's decisions itself, in one forward pass.  (Up to the last
-bits of the workers' own forward passes, which sample the moves: over hundreds of
-thousands of hands 1 and 2 workers part; docs/training.md.)
+and values of the whole update's decisions itself, in one forward pass.  The workers
+sample the moves from float64 forward passes: the last bits a row's probabilities take
+from the other rows of its pass are then too small to move a sampled move (in float32
+they moved one in a long run; docs/training.md).
 """
 from __future__ import annotations
 
@@ -299,7 +300,7 @@ class League:
         if member not in self._players:
             net = PolicyNet(config)
             net.load_state_dict(self.snapshots[member])
-            self._players[member] = NetPlayer(net, member)
+            self._players[member] = NetPlayer(net, member, dtype=np.float64)
         return self._players[member]
 
     def add_snapshot(self, name: str, net: PolicyNet) -> None:
@@ -792,7 +793,8 @@ def play_shard(shared, first_hand: int, count: int):
     net.load_state_dict(weights)
     league = League(args)
     league.load(league_state)
-    steps, finals, results = play_part(NetPlayer(net, "learner"), league, args, first_hand, count, label,
+    player = NetPlayer(net, "learner", dtype=np.float64)       # float64: NetPlayer's docstring
+    steps, finals, results = play_part(player, league, args, first_hand, count, label,
                                        _WORKER["teacher"] if label else None)
     return steps, finals, results, first_hand
 
