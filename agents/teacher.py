@@ -64,12 +64,12 @@ class Teacher:
     — or, with ``temperature`` T > 0 (``pimc`` and ``oracle``), the softmax over the legal
     moves of their mean value over the worlds, in hands won (the solver's value / 1000),
     divided by T: every move's value taught, not only the best one's.  Why: pimc's top
-    move over a few worlds is noisy (two labels of one draw-mode decision agree 84% of
-    the time), and the argmax of a noisy sum is a biased estimate of the argmax of the
+    move over a few worlds is noisy (two 40-world labels of one draw-mode decision agree
+    on 83.5%), and the argmax of a noisy sum is a biased estimate of the argmax of the
     mean; at a temperature above the values' spread the softmax is nearly linear in
     them, so the net's average target over many labels of one situation is nearly the
-    softmax of the mean over all their worlds — the policy of pimc with many more
-    worlds than each label solved.
+    softmax of the mean over all their worlds.  (Measured in Happy draw: no stronger
+    net; docs/training.md.)
 
     Or, for ``ismcts[:iters=N,c=C,mix=M]`` (:func:`guide_search`), the root visit counts of
     PUCT ISMCTS guided by ``net`` — the learner's own :class:`~pipslab.agents.domino_net.NetPlayer`
@@ -238,7 +238,7 @@ class Teacher:
         decision searched together in one lock-step ``search_many`` guided by ``net``,
         decision ``i``'s stream seeded by one draw from ``rngs[i]`` (as
         ``ISMCTSAgent.search_batch`` seeds it), so its visits do not depend on the others
-        (up to the last bits of the net's batched float32 products); the others: one at
+        (up to the last bits of the net's batched products); the others: one at
         a time, :meth:`label`."""
         out = np.zeros((len(states), self.num_actions), dtype=LABELS)
         if self.search is None:
