@@ -22,9 +22,6 @@ __all__ = ["LABELS", "Teacher", "guide_search"]
 # target being the row over its sum
 LABELS = np.float32
 
-# the solver's unit of one hand won (its values are outcome * 1000 + margin)
-WIN = 1000.0
-
 # what an ``ismcts`` guide may set: the learner's net is its evaluator, the hand's
 # generator its seed (no clock: a label must come back from the seed)
 SEARCH_KEYS = ("iters", "c", "mix")
@@ -169,9 +166,10 @@ class Teacher:
         if not self.temperature:
             row[self.best_moves(state, seat, rng, net)] = 1
             return row
+        from .solver import BIG             # the solver's unit of one hand won (loaded with the solver)
         totals = self.move_values(state, seat, rng)
         moves = list(totals)
-        z = np.array([totals[b] for b in moves], dtype=np.float64) / (WIN * self.temperature)
+        z = np.array([totals[b] for b in moves], dtype=np.float64) / (BIG * self.temperature)
         p = np.exp(z - z.max())
         row[moves] = p / p.sum()
         return row

@@ -131,6 +131,11 @@ from pipslab.envs.game import get_game
 from . import trainer as skeleton
 from .trainer import number, whole
 
+# the self-play players' float type: in float32 a row's last bits hang on the other rows
+# of its forward pass, enough to move a sampled move and so make a long run's weights
+# depend on the worker count (NetPlayer's docstring)
+SELF_PLAY_DTYPE = np.float64
+
 # per game: the built-in league members and the curve's opponents (the variant's best
 # search agent at a small budget last); another domino game gets the first three
 LEAGUE = {"happy": ["random", "heaviest", "suits"],
@@ -300,7 +305,7 @@ class League:
         if member not in self._players:
             net = PolicyNet(config)
             net.load_state_dict(self.snapshots[member])
-            self._players[member] = NetPlayer(net, member, dtype=np.float64)
+            self._players[member] = NetPlayer(net, member, dtype=SELF_PLAY_DTYPE)
         return self._players[member]
 
     def add_snapshot(self, name: str, net: PolicyNet) -> None:
@@ -793,7 +798,7 @@ def play_shard(shared, first_hand: int, count: int):
     net.load_state_dict(weights)
     league = League(args)
     league.load(league_state)
-    player = NetPlayer(net, "learner", dtype=np.float64)       # float64: NetPlayer's docstring
+    player = NetPlayer(net, "learner", dtype=SELF_PLAY_DTYPE)
     steps, finals, results = play_part(player, league, args, first_hand, count, label,
                                        _WORKER["teacher"] if label else None)
     return steps, finals, results, first_hand
