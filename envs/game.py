@@ -261,12 +261,17 @@ def lazy(ref: str) -> Callable:
 
 @dataclass(frozen=True)
 class Encoder:
-    """A seat's observation: ``encode(view) -> float32[size]`` with values in ``[low, high]``."""
+    """A seat's observation: ``encode(view) -> float32[size]`` with values in ``[low, high]``.
+
+    ``layout``: where the vector keeps the game's structure, for nets built on it (the
+    domino encoders' :class:`~pipslab.envs.dominoes.encoding.TileLayout`); None where a
+    net can only read the vector whole."""
 
     size: int
     encode: Callable[[Any], np.ndarray]
     low: float = 0.0
     high: float = 1.0
+    layout: Any = None
 
 
 def _action_name(state, action: int) -> str:

@@ -120,7 +120,7 @@ import torch
 
 from pipslab.agents.base import Agent, Observation
 from pipslab.agents.belief import Belief
-from pipslab.agents.domino_net import (NetAgent, NetPlayer, PolicyNet, masked_softmax, net_dict, net_from, net_spec,
+from pipslab.agents.domino_net import (ARCHS, NetAgent, NetPlayer, PolicyNet, masked_softmax, net_dict, net_from, net_spec,
                                        read_net, sample_actions)
 from pipslab.agents.registry import make_agent
 from pipslab.agents.search_dominoes import check_noise
@@ -155,6 +155,8 @@ class TrainArgs(skeleton.TrainArgs):
     """training hands (rounded up to whole updates)"""
     hidden: List[int] = field(default_factory=lambda: [128, 128])
     """hidden layer sizes"""
+    arch: str = "mlp"
+    """the net: mlp (every action's logit read from the last hidden layer) or placements (every placement scored by one shared small net of its tile and the ends it meets)"""
     lr: float = 3e-4
     """Adam's step size"""
     batch_hands: int = 512
@@ -230,6 +232,10 @@ class TrainArgs(skeleton.TrainArgs):
             number(self, name, 0, 1)
         for name in ("ent_coef", "vf_coef", "pfsp_power", "guide_coef"):
             number(self, name, 0, 100)
+        if self.arch not in ARCHS:
+            raise PipslabError(f"--arch must be one of {', '.join(ARCHS)}, got {self.arch!r}")
+        if self.arch != "mlp" and get_game(self.game).observation_encoder(self.options).layout is None:
+            raise PipslabError(f"--arch {self.arch} needs an encoder with a tile layout; {self.game}'s has none")
         if not self.hidden or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 4096
                                   for h in self.hidden):
             raise PipslabError(f"--hidden must list layer sizes from 1 to 4096, got {self.hidden!r}")
@@ -814,8 +820,9 @@ class PPOTrainer(skeleton.Trainer):
 
     def __init__(self, args: TrainArgs, device):
         super().__init__(args, device)
-        self.config = dict(net_spec(args.game, args.options), hidden=list(args.hidden))
-        self.net = PolicyNet(self.config).to(device)
+        self.net = PolicyNet(dict(net_spec(args.game, args.options), hidden=list(args.hidden),
+                                  arch=args.arch)).to(device)
+        self.config = dict(self.net.config)
         self.net.train()
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.lr)
         self.league = League(args)
@@ -873,9 +880,10 @@ class PPOTrainer(skeleton.Trainer):
     def init_from(self, path: str) -> None:
         from pipslab.agents.netfiles import net_path
         start = net_from(read_net(net_path(path)), path)
-        if {k: start.config.get(k) for k in self.config} != self.config:
+        if {k: start.config.get(k) for k in set(self.config) | set(start.config)} != self.config:
             raise PipslabError(f"--init {path}: a net for {start.config['variant']} with hidden "
-                               f"{start.config['hidden']}, not {self.config['variant']} with {self.config['hidden']}")
+                               f"{start.config['hidden']} ({start.config.get('arch', 'mlp')}), not "
+                               f"{self.config['variant']} with {self.config['hidden']} ({self.config.get('arch', 'mlp')})")
         self.net.load_state_dict(start.state_dict())
 
     def net_file(self, meta: dict) -> dict:

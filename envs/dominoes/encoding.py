@@ -11,14 +11,16 @@ encoder uses; slots of seats that do not exist stay 0.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator, Tuple
 
 import numpy as np
 
 from .engine import DominoView
-from .tiles import N_TILES, tiles_of
+from .tiles import IS_DOUBLE, N_TILES, OTHER_HALF, PIPS, TILES, tiles_of
 
-__all__ = ["HAPPY_SIZE", "TROSHIN_SIZE", "TRIPLE_SIZE", "relative_seats", "encode_tiles", "encode_other_seats",
+__all__ = ["HAPPY_SIZE", "TROSHIN_SIZE", "TRIPLE_SIZE", "TileLayout", "HAPPY_LAYOUT", "TROSHIN_LAYOUT",
+           "TRIPLE_LAYOUT", "relative_seats", "encode_tiles", "encode_other_seats",
            "encode_view", "encode_troshin_view", "encode_triple_view"]
 
 HAPPY_SIZE = 111
@@ -57,6 +59,84 @@ def encode_other_seats(view: DominoView, x: np.ndarray, sizes: int, voids: int) 
 
 def _end(x: np.ndarray, at: int, number: int) -> None:
     x[at + (number if number >= 0 else 7)] = 1.0
+
+
+def _tile_tables():
+    """``(T, M, P)``: ``T[t, k]`` 1 when tile ``t`` carries number ``k``; ``M[t, n]`` the
+    number tile ``t`` leaves open when placed on an end showing ``n`` (one-hot; ``n = 7``,
+    the empty table: both its numbers); ``P[t]`` its pips / 12 and whether a double."""
+    T = np.zeros((N_TILES, 7), np.float32)
+    M = np.zeros((N_TILES, 8, 7), np.float32)
+    for t, (a, b) in enumerate(TILES):
+        T[t, a] = T[t, b] = 1.0
+        for n in range(7):
+            if OTHER_HALF[t][n] >= 0:
+                M[t, n, OTHER_HALF[t][n]] = 1.0
+        M[t, 7] = T[t]
+    P = np.array([[PIPS[t] / 12.0, float(IS_DOUBLE[t])] for t in range(N_TILES)], np.float32)
+    return T, M, P
+
+
+_T, _M, _P = _tile_tables()
+_TILE = np.concatenate([_T, _P, -_T / 7], 1)       # a tile's numbers, pips, double; minus its numbers from the hand's counts
+
+
+@dataclass(frozen=True)
+class TileLayout:
+    """Where a domino encoder keeps the tiles: the viewer's hand at ``x[0:28]``, the tiles
+    each relative seat placed at ``placed`` (28 slots each), each open end's number at
+    ``ends`` (8-slot one-hots, 7 = empty, in the actions' end order), the next seat's
+    voids at ``next_voids`` (7 slots).
+
+    :meth:`placement_features` turns that into one row of :data:`PLACEMENT_FEATURES`
+    numbers per placement action ``tile * n_ends + end``: the facts a player weighs when
+    choosing where a tile goes (the number it leaves open, how many of it the hand holds
+    and the other hands may hold, whether the next seat is void in it, the other ends),
+    so a net can score every placement with one shared function of them instead of
+    learning each action's logit apart."""
+
+    placed: Tuple[int, ...]
+    ends: Tuple[int, ...]
+    next_voids: int
+
+    @property
+    def n_ends(self) -> int:
+        return len(self.ends)
+
+    def held_tiles(self, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """``(rows, tiles)``: every tile in the viewer's hand, row by row — the only tiles
+        a placement can take, so the only ones :meth:`placement_features` is asked of."""
+        return np.nonzero(np.asarray(x)[:, 0:N_TILES] > 0.5)
+
+    def placement_features(self, x: np.ndarray, rows: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+        """``(len(rows), n_ends, PLACEMENT_FEATURES)`` float32: for tile ``tiles[i]`` of
+        observation row ``x[rows[i]]``, the features of placing it on each end."""
+        x = np.asarray(x, dtype=np.float32)
+        own = x[:, 0:N_TILES]
+        placed = sum(x[:, p:p + N_TILES] for p in self.placed)
+        unseen = 1.0 - own - placed                      # in another hand or the boneyard
+        held, out, gone = own @ _T / 7, unseen @ _T / 7, placed @ _T / 7
+        void = x[:, self.next_voids:self.next_voids + 7]
+        ends = np.stack([x[:, e:e + 8] for e in self.ends], 1)                 # (B, n_ends, 8)
+        others = ends.sum(1, keepdims=True) - ends                             # the other ends, summed
+        o7 = others[:, :, :7]
+        per_row = np.concatenate([ends, others, (o7 * held[:, None]).sum(2, keepdims=True),
+                                  (o7 * out[:, None]).sum(2, keepdims=True), (o7 * void[:, None]).sum(2, keepdims=True),
+                                  np.broadcast_to(held[:, None], (len(x), len(self.ends), 7))], 2)[rows]
+        left = np.matmul(ends[rows], _M[tiles])                                 # the number each placement leaves open
+        scalars = [(left * v[rows][:, None]).sum(2, keepdims=True) for v in (held, out, void, gone)]
+        scalars.append((left * o7[rows]).sum(2, keepdims=True))
+        tile = np.broadcast_to(_TILE[tiles][:, None], (len(rows), len(self.ends), _TILE.shape[1]))
+        return np.concatenate([left, tile, per_row] + scalars, 2).astype(np.float32, copy=False)
+
+
+# 7 (number left open) + 16 (the tile's numbers, pips, double, minus its numbers from the
+# hand's counts) + 26 (the end, the other ends, their counts, the hand's counts) + 5
+PLACEMENT_FEATURES = 54
+
+HAPPY_LAYOUT = TileLayout(placed=(28, 56), ends=(84, 92), next_voids=103)
+TROSHIN_LAYOUT = TileLayout(placed=(28, 56, 84, 112), ends=(140, 148), next_voids=161)
+TRIPLE_LAYOUT = TileLayout(placed=(28, 56, 84, 112), ends=(140, 148, 156, 164), next_voids=198)
 
 
 def encode_view(view: DominoView) -> np.ndarray:

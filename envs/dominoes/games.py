@@ -19,7 +19,8 @@ import numpy as np
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import Encoder, Game, Option, Outcome, outcome_from_returns, register_game
 
-from .encoding import HAPPY_SIZE, TRIPLE_SIZE, TROSHIN_SIZE, encode_triple_view, encode_troshin_view, encode_view
+from .encoding import (HAPPY_LAYOUT, HAPPY_SIZE, TRIPLE_LAYOUT, TRIPLE_SIZE, TROSHIN_LAYOUT, TROSHIN_SIZE,
+                       encode_triple_view, encode_troshin_view, encode_view)
 from .engine import DRAW, PASS, deal
 from .match import TroshinMatch, new_match
 from .notation import format_position, parse_position, render
@@ -137,7 +138,7 @@ HAPPY = Game(
     outcome=happy_outcome,
     render=_render,
     action_name=_action_name,
-    encoder=lambda o: Encoder(HAPPY_SIZE, encode_view),
+    encoder=lambda o: Encoder(HAPPY_SIZE, encode_view, layout=HAPPY_LAYOUT),
     family=FAMILY,
     env_id="pipslab/HappyDominoes-v0",
     utility_sum=0.0,
@@ -223,7 +224,7 @@ TROSHIN = Game(
     outcome=troshin_outcome,
     render=_render,
     action_name=_action_name,
-    encoder=lambda o: Encoder(TROSHIN_SIZE, encode_troshin_view),
+    encoder=lambda o: Encoder(TROSHIN_SIZE, encode_troshin_view, layout=TROSHIN_LAYOUT),
     family=FAMILY,
     env_id="pipslab/TroshinDominoes-v0",
     utility_sum=0.0,
@@ -283,7 +284,7 @@ TRIPLE = Game(
     outcome=triple_outcome,
     render=_render,
     action_name=_action_name,
-    encoder=lambda o: Encoder(TRIPLE_SIZE, encode_triple_view),
+    encoder=lambda o: Encoder(TRIPLE_SIZE, encode_triple_view, layout=TRIPLE_LAYOUT),
     family=FAMILY,
     env_id="pipslab/TripleDominoes-v0",
     utility_sum=0.0,
@@ -312,7 +313,7 @@ TROSHIN6 = Game(
     outcome=troshin_outcome,
     render=_render,
     action_name=_action_name,
-    encoder=lambda o: Encoder(TROSHIN_SIZE, encode_troshin_view),
+    encoder=lambda o: Encoder(TROSHIN_SIZE, encode_troshin_view, layout=TROSHIN_LAYOUT),
     family=FAMILY,
     utility_sum=0.0,
     max_length=_max_length(TROSHIN6_VARIANT),

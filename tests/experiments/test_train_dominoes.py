@@ -117,6 +117,7 @@ BAD_FLAGS_IN_A_PROCESS = (["happy", "--hands", "0"], ["happy", "--mode", "blocke
     (["troshin", "--players", "2", "--pairs"], "pairs"),
     (["triple", "--hidden", "0"], "--hidden must list layer sizes"),
     (["happy", "--hidden", "a,b"], "comma-separated ints"),
+    (["happy", "--arch", "wide"], "--arch must be one of mlp, placements"),
     (["happy", "--league", "", "--self-play", "0"], "--league is empty"),
 ])
 def test_bad_flags_give_one_line_and_exit_2(tmp_path, capfd, argv, message):
