@@ -100,9 +100,8 @@ class PolicyNet(nn.Module):
       :meth:`~pipslab.envs.dominoes.encoding.TileLayout.placement_features`) and the
       last hidden layer; DRAW and PASS stay readouts.  Why: the facts that make a
       placement good (the number it leaves open, who can follow it) are the same for
-      every tile, so one function of them learns from every label at once — fitted to
-      the same 140,000 pimc labels it matched the teacher more often than the mlp
-      (docs/training.md)."""
+      every tile, so one function of them learns from every label at once (what it
+      bought: docs/training.md)."""
 
     def __init__(self, config: dict):
         super().__init__()
