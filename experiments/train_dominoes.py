@@ -120,8 +120,8 @@ import torch
 
 from pipslab.agents.base import Agent, Observation
 from pipslab.agents.belief import Belief
-from pipslab.agents.domino_net import (ARCHS, NetAgent, NetPlayer, PolicyNet, masked_softmax, net_dict, net_from, net_spec,
-                                       read_net, sample_actions)
+from pipslab.agents.domino_net import (ARCHS, NetAgent, NetPlayer, PolicyNet, masked_softmax, net_dict, net_from,
+                                       net_spec, read_net, sample_actions)
 from pipslab.agents.registry import make_agent
 from pipslab.agents.search_dominoes import check_noise
 from pipslab.agents.teacher import LABELS, Teacher, guide_search
@@ -882,8 +882,8 @@ class PPOTrainer(skeleton.Trainer):
         start = net_from(read_net(net_path(path)), path)
         if {k: start.config.get(k) for k in set(self.config) | set(start.config)} != self.config:
             raise PipslabError(f"--init {path}: a net for {start.config['variant']} with hidden "
-                               f"{start.config['hidden']} ({start.config.get('arch', 'mlp')}), not "
-                               f"{self.config['variant']} with {self.config['hidden']} ({self.config.get('arch', 'mlp')})")
+                               f"{start.config['hidden']} ({start.config.get('arch', 'mlp')}), not {self.config['variant']} "
+                               f"with {self.config['hidden']} ({self.config.get('arch', 'mlp')})")
         self.net.load_state_dict(start.state_dict())
 
     def net_file(self, meta: dict) -> dict:

@@ -78,7 +78,8 @@ def _tile_tables():
 
 
 _T, _M, _P = _tile_tables()
-_TILE = np.concatenate([_T, _P, -_T / 7], 1)       # a tile's numbers, pips, double; minus its numbers from the hand's counts
+# a tile's numbers, pips and double; minus its numbers, to take from the hand's counts
+_TILE = np.concatenate([_T, _P, -_T / 7], 1)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+from pipslab.agents.base import Observation
 from pipslab.agents.domino_net import NetAgent, NetPlayer, PolicyNet, load_player, net_dict, net_spec
 from pipslab.agents.registry import make_agent
 from pipslab.envs.dominoes.tiles import OTHER_HALF, TILES, tiles_of
@@ -105,7 +106,6 @@ def test_a_placements_net_file_round_trips_and_plays_legal_moves(tmp_path):
     assert isinstance(agent, NetAgent)
     rng = np.random.default_rng(0)
     for s in _positions("happy", {"mode": "draw"}, seed=5):
-        from pipslab.agents.base import Observation
         obs = Observation(s.current_player, s.observe(s.current_player), s.legal_actions(), s.num_actions)
         assert agent.act(obs, rng) in s.legal_actions()
 
