@@ -128,12 +128,11 @@ class PolicyNet(nn.Module):
         self.value = nn.Linear(width, 1)
         from pipslab.envs.dominoes.encoding import PLACEMENT_FEATURES
         self.layout = encoder_layout(self.config)
-        self.placed = 28 * self.layout.n_ends
         self.place_in = nn.Linear(PLACEMENT_FEATURES, PLACEMENT_HIDDEN)
         self.place_context = nn.Linear(width, PLACEMENT_HIDDEN, bias=False)
         self.place_hidden = nn.Linear(PLACEMENT_HIDDEN, PLACEMENT_HIDDEN)
         self.place_out = nn.Linear(PLACEMENT_HIDDEN, 1)
-        self.policy = nn.Linear(width, int(config["actions"]) - self.placed)      # DRAW, PASS
+        self.policy = nn.Linear(width, int(config["actions"]) - 28 * self.layout.n_ends)      # DRAW, PASS
 
     def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         h = self.body(x)

@@ -120,8 +120,8 @@ import torch
 
 from pipslab.agents.base import Agent, Observation
 from pipslab.agents.belief import Belief
-from pipslab.agents.domino_net import (ARCHS, NetAgent, NetPlayer, PolicyNet, masked_softmax, net_dict, net_from,
-                                       net_spec, read_net, sample_actions)
+from pipslab.agents.domino_net import (ARCHS, NetAgent, NetPlayer, PolicyNet, encoder_layout, masked_softmax,
+                                       net_dict, net_from, net_spec, read_net, sample_actions)
 from pipslab.agents.registry import make_agent
 from pipslab.agents.search_dominoes import check_noise
 from pipslab.agents.teacher import LABELS, Teacher, guide_search
@@ -234,8 +234,8 @@ class TrainArgs(skeleton.TrainArgs):
             number(self, name, 0, 100)
         if self.arch not in ARCHS:
             raise PipslabError(f"--arch must be one of {', '.join(ARCHS)}, got {self.arch!r}")
-        if self.arch != "mlp" and get_game(self.game).observation_encoder(self.options).layout is None:
-            raise PipslabError(f"--arch {self.arch} needs an encoder with a tile layout; {self.game}'s has none")
+        if self.arch != "mlp":
+            encoder_layout(net_spec(self.game, self.options))     # one line where the encoder declares none
         if not self.hidden or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 4096
                                   for h in self.hidden):
             raise PipslabError(f"--hidden must list layer sizes from 1 to 4096, got {self.hidden!r}")
