@@ -880,10 +880,10 @@ class PPOTrainer(skeleton.Trainer):
     def init_from(self, path: str) -> None:
         from pipslab.agents.netfiles import net_path
         start = net_from(read_net(net_path(path)), path)
-        if {k: start.config.get(k) for k in set(self.config) | set(start.config)} != self.config:
-            raise PipslabError(f"--init {path}: a net for {start.config['variant']} with hidden "
-                               f"{start.config['hidden']} ({start.config.get('arch', 'mlp')}), not {self.config['variant']} "
-                               f"with {self.config['hidden']} ({self.config.get('arch', 'mlp')})")
+        if start.config != self.config:
+            a, b = start.config, self.config
+            raise PipslabError(f"--init {path}: a net for {a['variant']} with hidden {a['hidden']} "
+                               f"({a.get('arch', 'mlp')}), not {b['variant']} with {b['hidden']} ({b.get('arch', 'mlp')})")
         self.net.load_state_dict(start.state_dict())
 
     def net_file(self, meta: dict) -> dict:
