@@ -323,7 +323,10 @@ class Game:
     one Gymnasium class composes in (backgammon's ``afterstates()``).  ``solver(options)``
     — None when the exact domino solver (:mod:`pipslab.agents.solver`) plays the game with
     these options, else one line saying why not (no ``solver``: it plays none of it); ask
-    :meth:`solver_support`."""
+    :meth:`solver_support`.  ``phase(state)`` — the stage of the game the player to move
+    is in, named in the game's own words from what that player sees (dominoes: how full
+    the boneyard is; backgammon: contact, race, bear-off), so an analysis can say where
+    an agent's losses lie; ask :meth:`phase_of` (no ``phase``: one phase, ``"game"``)."""
 
     name: str
     make_state: Callable[[Optional[np.random.Generator], Mapping[str, Any]], Any]
@@ -351,6 +354,7 @@ class Game:
     env_aliases: Tuple[str, ...] = ()
     env_mixin: Optional[str] = None
     solver: Optional[Callable[[Mapping[str, Any]], Optional[str]]] = None
+    phase: Optional[Callable[[Any], str]] = None
 
     def __post_init__(self):
         opts = tuple(self.options_spec)
@@ -447,6 +451,11 @@ class Game:
         return self.solver(opts)
 
     # ------------------------------------------------------------------ states
+    def phase_of(self, state) -> str:
+        """The phase ``state``'s player to move is in (``phase``), ``"game"`` for a game
+        that names none."""
+        return "game" if self.phase is None else str(self.phase(state))
+
     def new_state(self, rng, options: Optional[Mapping[str, Any]] = None):
         """A new game dealt from ``rng`` (a Generator, or a seed for one) — or, with the
         ``position`` option, that position."""

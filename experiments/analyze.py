@@ -11,7 +11,9 @@ blunder at a loss of 0.08.  Dominoes: the game's returns, by ``pimc:samples=N`` 
 from the mover's view solved exactly; the true position when nothing is hidden); blunder
 at 0.5.  Writes ``decisions.csv``, ``analysis.csv``/``analysis.md`` (per agent: unforced
 ``decisions``, ``error_rate`` = mean loss x 1000 with a 95% bootstrap interval over games,
-``blunders``, ``blunder_rate``; the worst decisions) and ``error_rates.png`` into ``--out``
+``blunders``, ``blunder_rate``; the worst decisions), ``phases.csv`` (per agent and phase of
+the game — ``Game.phase``, in the game's own words —: its decisions, error rate and loss per
+game, so the table says where an agent's losses lie) and ``error_rates.png`` into ``--out``
 (default ``TOURNAMENT_DIR/analysis``), a resumable :class:`~pipslab.experiments.runner.Run`.
 """
 from __future__ import annotations
@@ -32,7 +34,7 @@ from pipslab.envs.game import get_game
 
 from .checks import count_arg, seed_arg
 
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2                           # 2: decisions.csv has a phase column
 DEFAULT_SAMPLES = 50
 DEFAULT_FILTER, FILTER_WITHIN = 8, 0.16        # GNU BG's 0-ply move filter
 BACKGAMMON_BLUNDER, DOMINO_BLUNDER = 0.08, 0.5
@@ -41,8 +43,8 @@ BOOTSTRAP = 1000
 WORST = 10
 MAX_TURNS = 100_000                            # decision_id = game * MAX_TURNS + turn
 COLUMNS = ("decision_id", "game", "turn", "seat", "agent", "forced", "choices", "position", "dice", "choice",
-           "best", "loss", "how", "game_decisions")
-PRODUCTS = ("decisions.csv", "decisions.csv.sums", "analysis.csv", "analysis.md", "error_rates.png")
+           "best", "loss", "how", "game_decisions", "phase")
+PRODUCTS = ("decisions.csv", "decisions.csv.sums", "analysis.csv", "phases.csv", "analysis.md", "error_rates.png")
 SUMMARY_COLUMNS = ("error_rate", "error_rate_low", "error_rate_high", "blunder_rate")
 
 
@@ -50,14 +52,15 @@ SUMMARY_COLUMNS = ("error_rate", "error_rate_low", "error_rate_high", "blunder_r
 @dataclass
 class Decision:
     """One decision of a game: ``state`` before it (dominoes: the state; backgammon: the
-    Position at the turn's start, mover on roll) and ``chosen`` (an action id; the
-    Position after the play)."""
+    Position at the turn's start, mover on roll), ``chosen`` (an action id; the Position
+    after the play) and the game's ``phase`` there (``Game.phase_of``)."""
     turn: int
     seat: int
     agent: str
     state: object
     chosen: object
     roll: tuple = ()
+    phase: str = ""
 
 
 class DecisionRecorder:
@@ -65,6 +68,7 @@ class DecisionRecorder:
     decisions (backgammon: one per turn, from its first checker move to its last)."""
 
     def __init__(self, spec, names: Sequence[str]):
+        self.spec = spec
         self.backgammon = getattr(spec, "family", "") == "backgammon"
         self.names = list(names)
         self.decisions: List[Decision] = []
@@ -72,17 +76,18 @@ class DecisionRecorder:
 
     def on_move(self, state, player: int, action: int) -> None:
         if not self.backgammon:
-            self.decisions.append(Decision(len(self.decisions), player, self.names[player], state.clone(), int(action)))
+            self.decisions.append(Decision(len(self.decisions), player, self.names[player], state.clone(), int(action),
+                                           phase=self.spec.phase_of(state)))
             return
         if self._turn is None:
-            self._turn = (state.turn_start, tuple(int(d) for d in state.roll))
+            self._turn = (state.turn_start, tuple(int(d) for d in state.roll), self.spec.phase_of(state))
         after = state.clone()
         after.apply(action)
         if after.is_terminal or after.current_player != player:
-            start, roll = self._turn
+            start, roll, phase = self._turn
             self._turn = None
             self.decisions.append(Decision(len(self.decisions), player, self.names[player], start,
-                                           after.position_from(player), roll))
+                                           after.position_from(player), roll, phase))
 
 
 # ------------------------------------------------------------------ references
@@ -346,7 +351,7 @@ def game_rows(game_id: int, decisions: Sequence[Decision], reference, seed: int)
                      "agent": d.agent, "forced": forced, "choices": judged["choices"], "position": judged["position"],
                      "dice": judged["dice"], "choice": judged["choice"], "best": judged.get("best", ""),
                      "loss": "" if forced else round(max(0.0, float(judged["loss"])), 6),
-                     "how": judged.get("how", ""), "game_decisions": len(decisions)})
+                     "how": judged.get("how", ""), "game_decisions": len(decisions), "phase": d.phase})
     return rows
 
 
@@ -394,14 +399,8 @@ def summarize_decisions(decisions, agents: Sequence[str], blunder: float, seed: 
     for name in agents:
         mine = df["agent"] == name
         un = mine & ~forced
-        per_game = pd.DataFrame({"game": df.loc[un, "game"], "loss": loss[un]}).groupby("game")["loss"] \
-            .agg(["sum", "count"])
         n, total = int(un.sum()), float(loss[un].sum())
-        low = high = float("nan")
-        if len(per_game):
-            pick = rng.integers(0, len(per_game), size=(n_boot, len(per_game)))
-            s, c = per_game["sum"].to_numpy()[pick].sum(axis=1), per_game["count"].to_numpy()[pick].sum(axis=1)
-            low, high = (float(x) for x in np.percentile(1000.0 * s / c, [2.5, 97.5]))
+        low, high = _error_interval(df.loc[un, "game"], loss[un], rng, n_boot)
         blunders = int((loss[un] >= blunder - 1e-9).sum())
         out.append({"agent": name, "games": int(df.loc[mine, "game"].nunique()), "decisions": n,
                     "forced": int((mine & forced).sum()),
@@ -409,6 +408,53 @@ def summarize_decisions(decisions, agents: Sequence[str], blunder: float, seed: 
                     "error_rate_high": high, "blunders": blunders, "blunder_rate": blunders / n if n else float("nan"),
                     "worst_loss": float(loss[un].max()) if n else float("nan")})
     return pd.DataFrame(out)
+
+
+def _error_interval(games, loss, rng, n_boot: int):
+    """A 95% bootstrap interval of the error rate (mean loss x 1000), resampling whole
+    games (a game's decisions are not independent); NaNs when there are none."""
+    import pandas as pd
+    per_game = pd.DataFrame({"game": games, "loss": loss}).groupby("game")["loss"].agg(["sum", "count"])
+    if not len(per_game):
+        return float("nan"), float("nan")
+    pick = rng.integers(0, len(per_game), size=(n_boot, len(per_game)))
+    s, c = per_game["sum"].to_numpy()[pick].sum(axis=1), per_game["count"].to_numpy()[pick].sum(axis=1)
+    low, high = np.percentile(1000.0 * s / c, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def summarize_phases(decisions, agents: Sequence[str], seed: int = 0, n_boot: int = BOOTSTRAP):
+    """One row per agent and phase of the game (``Game.phase``; phases in the order of
+    their mean turn, so a game's early phases come first): ``decisions`` (unforced),
+    ``error_rate`` (mean loss x 1000) with a 95% bootstrap interval over games,
+    ``loss_per_game`` (the phase's loss summed over the agent's games, over their
+    number: what its mistakes there cost a game on average) and ``loss_share`` (of the
+    agent's whole loss).  Why: an error rate alone hides where the points go — many
+    small slips early or a few costly ones late."""
+    import pandas as pd
+    df = decisions
+    forced = df["forced"].astype(str).str.lower() == "true"
+    loss = pd.to_numeric(df["loss"], errors="coerce")
+    phase = df["phase"].astype(str)
+    order = list(pd.to_numeric(df["turn"]).groupby(phase).mean().sort_values(kind="stable").index)
+    rng = np.random.default_rng([seed, 8])
+    out = []
+    for name in agents:
+        mine = df["agent"] == name
+        games = int(df.loc[mine, "game"].nunique())
+        whole = float(loss[mine & ~forced].sum())
+        for ph in order:
+            un = mine & ~forced & (phase == ph)
+            n, total = int(un.sum()), float(loss[un].sum())
+            if not n:
+                continue
+            low, high = _error_interval(df.loc[un, "game"], loss[un], rng, n_boot)
+            out.append({"agent": name, "phase": ph, "decisions": n, "error_rate": 1000.0 * total / n,
+                        "error_rate_low": low, "error_rate_high": high,
+                        "loss_per_game": total / games if games else float("nan"),
+                        "loss_share": total / whole if whole > 0 else float("nan")})
+    return pd.DataFrame(out, columns=["agent", "phase", "decisions", "error_rate", "error_rate_low",
+                                      "error_rate_high", "loss_per_game", "loss_share"])
 
 
 def _plot(summary, path: Path, title: str) -> None:
@@ -451,6 +497,7 @@ class AnalysisResult:
     reference: str
     blunder: float
     out: Path
+    phases: object = None
     files: List[str] = field(default_factory=list)
     analyzed: int = 0
     timings: Dict[str, float] = field(default_factory=dict)
@@ -549,7 +596,9 @@ def run_analysis(args: AnalyzeArgs) -> AnalysisResult:
             decisions, analyzed = _analyze(run, args, reference, records, ids, path, label, command)
             t1 = time.perf_counter()
             summary = summarize_decisions(decisions, agents, reference.blunder, args.seed)
-            files = _write_tables(run.out, summary, decisions, reference, label, command, len(ids), args.plots)
+            phases = summarize_phases(decisions, agents, args.seed)
+            files = _write_tables(run.out, summary, phases, decisions, reference, label, command, len(ids),
+                                  args.plots)
             timings = {"analysis_s": round(t1 - t0, 2), "tables_s": round(time.perf_counter() - t1, 2)}
             run.update(results={"label": label, "reference": reference.label, "games": len(ids),
                                 "decisions": int((decisions["forced"].astype(str) != "True").sum()), **timings})
@@ -557,7 +606,8 @@ def run_analysis(args: AnalyzeArgs) -> AnalysisResult:
         if run.manifest is not None and (not args.resume or run.previous is None):
             _undo(out, existed)   # a fresh run refused midway (a damaged record) leaves nothing behind
         raise
-    return AnalysisResult(summary, decisions, reference.label, reference.blunder, out, files, analyzed, timings)
+    return AnalysisResult(summary, decisions, reference.label, reference.blunder, out, phases, files, analyzed,
+                          timings)
 
 
 def _undo(out: Path, existed: bool) -> None:
@@ -649,13 +699,14 @@ def _complete_games(found) -> set:
     return complete
 
 
-def _write_tables(out: Path, summary, decisions, reference, label: str, command: str, n_games: int,
+def _write_tables(out: Path, summary, phases, decisions, reference, label: str, command: str, n_games: int,
                   plots: bool) -> List[str]:
     import pandas as pd
 
     from .files import atomic_write_text
     atomic_write_text(out / "analysis.csv", summary.to_csv(index=False))
-    files = ["decisions.csv", "analysis.csv", "analysis.md"]
+    atomic_write_text(out / "phases.csv", phases.to_csv(index=False))
+    files = ["decisions.csv", "analysis.csv", "phases.csv", "analysis.md"]
     un = decisions[decisions["forced"].astype(str) != "True"].copy()
     un["loss"] = pd.to_numeric(un["loss"], errors="coerce")
     worst = un.sort_values(["loss", "decision_id"], ascending=[False, True], kind="stable").head(WORST)
@@ -667,6 +718,10 @@ def _write_tables(out: Path, summary, decisions, reference, label: str, command:
           f"Loss: the best choice's value minus the chosen one's, in {reference.unit}, from the mover's view; "
           "error rate: mean loss per unforced decision x 1000, with a 95% bootstrap interval over games "
           f"({BOOTSTRAP} resamples); blunder: a loss of {reference.blunder} or more.", "",
+          "## By phase of the game", "",
+          phases.to_markdown(index=False, floatfmt=".3f") if len(phases) else "(no unforced decisions)", "",
+          "loss_per_game: the phase's loss summed over the agent's games, over their number; loss_share: "
+          "of the agent's whole loss.", "",
           "## Worst decisions", "",
           worst[["game", "turn", "agent", "position"] + (["dice"] if reference.family == "backgammon" else [])
                 + ["choice", "best", "loss"]].to_markdown(
@@ -683,6 +738,11 @@ def format_summary(summary) -> str:
     cols = ["agent", "games", "decisions", "error_rate", "error_rate_low", "error_rate_high", "blunders",
             "blunder_rate"]
     return summary[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}")
+
+
+def format_phases(phases) -> str:
+    cols = ["agent", "phase", "decisions", "error_rate", "loss_per_game", "loss_share"]
+    return phases[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}")
 
 
 # ------------------------------------------------------------------ CLI
@@ -720,10 +780,12 @@ def run(ns) -> int:
           f"{args.workers} worker{'s' if args.workers != 1 else ''}, {time.perf_counter() - start:.1f} s")
     print(format_summary(result.summary))
     print(f"error rate: mean loss per unforced decision x 1000; blunder: a loss of {result.blunder} or more")
+    if result.phases["phase"].nunique() > 1:
+        print(format_phases(result.phases))
     print(f"wrote {result.out}/{', '.join(result.files)}")
     return 0
 
 
 __all__ = ["add_arguments", "run", "run_analysis", "AnalyzeArgs", "AnalysisResult", "Decision", "DecisionRecorder",
            "DominoReference", "BackgammonReference", "make_reference", "reference_for", "game_rows",
-           "analyze_record", "summarize_decisions", "parse_games", "sees_every_tile", "SUMMARY_COLUMNS"]
+           "analyze_record", "summarize_decisions", "summarize_phases", "parse_games", "sees_every_tile", "SUMMARY_COLUMNS"]

@@ -226,13 +226,15 @@ class Analysis:
     """Error rates of a tournament's agents (``pipslab analyze``): ``summary`` one row per
     agent (``decisions``, ``error_rate`` ×1000 with ``error_rate_low``/``_high``,
     ``blunders``, ``blunder_rate``); ``decisions`` one row per decision with its loss;
-    ``reference`` what valued them; ``blunder`` the blunder threshold."""
+    ``reference`` what valued them; ``blunder`` the blunder threshold; ``phases`` one row
+    per agent and phase of the game (``Game.phase``: error rate, loss per game, share)."""
 
     summary: pd.DataFrame
     decisions: pd.DataFrame
     reference: str
     blunder: float
     out: Path
+    phases: Optional[pd.DataFrame] = None
 
 
 def analyze(tournament_dir, reference: Optional[str] = None, games: Optional[str] = None, *, out=None,
@@ -254,4 +256,4 @@ def analyze(tournament_dir, reference: Optional[str] = None, games: Optional[str
     result = run_analysis(AnalyzeArgs(from_dir=str(tournament_dir), games=games, reference=reference,
                                       out=None if out is None else str(out), workers=workers, seed=seed,
                                       progress=progress))
-    return Analysis(result.summary, result.decisions, result.reference, result.blunder, result.out)
+    return Analysis(result.summary, result.decisions, result.reference, result.blunder, result.out, result.phases)

@@ -64,6 +64,15 @@ def live_info(state, seat: int):
     return info
 
 
+def backgammon_phase(state) -> str:
+    """The mover's phase: ``contact`` while a checker of each side can still hit or block
+    the other's, then ``race``, and ``bear-off`` once the mover's checkers are all home."""
+    position = state.position                 # from the side of the player to move
+    if not position.is_race():
+        return "contact"
+    return "bear-off" if position.all_home() else "race"
+
+
 BACKGAMMON = Game(
     name="backgammon",
     description="Backgammon (RULES §5), money play without the cube",
@@ -78,6 +87,7 @@ BACKGAMMON = Game(
     render=lambda state: state.render(),
     action_name=lambda state, action: state.action_name(action),
     encoder=lambda o: Encoder(OBS_SIZE, encode_view, 0.0, 7.5),
+    phase=backgammon_phase,
     family="backgammon",
     utility=lambda o: (-3.0, 3.0) if o["gammons"] else (-1.0, 1.0),
     utility_sum=0.0,

@@ -44,6 +44,20 @@ def _events_columns(state) -> Dict[str, Any]:
     return {"blocked": blocked, "passes": passes, "draws": draws}
 
 
+def domino_phase(state) -> str:
+    """The phase of the seat to move, from its own view: in a draw game how full the
+    boneyard is (``boneyard 10+``, ``boneyard 5-9``, ``boneyard 1-4``, ``boneyard empty``,
+    where every hidden tile is in a hand); in block mode, where the boneyard never moves,
+    the tiles left in its hand (``5+ in hand``, ``3-4 in hand``, ``1-2 in hand``)."""
+    view = state.observe(state.current_player)
+    if view.variant.draw:
+        left = view.boneyard_size
+        return "boneyard empty" if left == 0 else "boneyard 1-4" if left < 5 else \
+            "boneyard 5-9" if left < 10 else "boneyard 10+"
+    held = view.hand_sizes[view.player]
+    return "1-2 in hand" if held < 3 else "3-4 in hand" if held < 5 else "5+ in hand"
+
+
 def _render(state, viewer=None) -> str:
     """The table as text; hands other than ``viewer``'s are hidden (None: every hand shown)."""
     return render(state, viewer)
@@ -140,6 +154,7 @@ HAPPY = Game(
     action_name=_action_name,
     encoder=lambda o: Encoder(HAPPY_SIZE, encode_view, layout=HAPPY_LAYOUT),
     family=FAMILY,
+    phase=domino_phase,
     env_id="pipslab/HappyDominoes-v0",
     utility_sum=0.0,
     max_length=lambda o: _max_length(_happy(o)),
@@ -226,6 +241,7 @@ TROSHIN = Game(
     action_name=_action_name,
     encoder=lambda o: Encoder(TROSHIN_SIZE, encode_troshin_view, layout=TROSHIN_LAYOUT),
     family=FAMILY,
+    phase=domino_phase,
     env_id="pipslab/TroshinDominoes-v0",
     utility_sum=0.0,
     max_length=lambda o: 0 if o["match"] else _max_length(_troshin(o)),   # a match: no bound
@@ -286,6 +302,7 @@ TRIPLE = Game(
     action_name=_action_name,
     encoder=lambda o: Encoder(TRIPLE_SIZE, encode_triple_view, layout=TRIPLE_LAYOUT),
     family=FAMILY,
+    phase=domino_phase,
     env_id="pipslab/TripleDominoes-v0",
     utility_sum=0.0,
     max_length=lambda o: _max_length(triple_variant(o["players"])),
@@ -315,6 +332,7 @@ TROSHIN6 = Game(
     action_name=_action_name,
     encoder=lambda o: Encoder(TROSHIN_SIZE, encode_troshin_view, layout=TROSHIN_LAYOUT),
     family=FAMILY,
+    phase=domino_phase,
     utility_sum=0.0,
     max_length=_max_length(TROSHIN6_VARIANT),
     info_columns=lambda o: _columns(),

@@ -20,7 +20,8 @@ from pipslab.envs.backgammon.moves import dice_to_play
 from pipslab.envs.dominoes.notation import parse_position
 from pipslab.envs.errors import PipslabError
 from pipslab.experiments.analyze import (Decision, DecisionRecorder, analyze_record, game_rows, make_reference,
-                                         parse_games, reference_for, sees_every_tile, summarize_decisions)
+                                         parse_games, reference_for, sees_every_tile, summarize_decisions,
+                                         summarize_phases)
 from pipslab.experiments.cli import main
 from pipslab.envs.game import get_game
 from pipslab.experiments.games import play_game
@@ -143,6 +144,49 @@ def test_summary_counts_unforced_decisions_only():
     assert s.loc["a", "error_rate_low"] <= 50.0 <= s.loc["a", "error_rate_high"]
 
 
+def test_phases_split_each_agents_loss_and_come_in_the_order_of_play():
+    df = pd.DataFrame({"game": [0, 0, 0, 1, 1, 1, 1], "turn": [0, 1, 5, 0, 4, 6, 7],
+                       "agent": ["a", "a", "a", "a", "b", "b", "a"],
+                       "forced": [False, False, False, True, False, False, False],
+                       "loss": ["0.1", "0.0", "0.4", "", "0.6", "0.2", "0.3"],
+                       "phase": ["early", "early", "late", "early", "late", "late", "late"]})
+    p = summarize_phases(df, ["a", "b"])
+    assert list(p["phase"][p["agent"] == "a"]) == ["early", "late"]      # early's mean turn is lower
+    a = p[p["agent"] == "a"].set_index("phase")
+    assert a.loc["early", "decisions"] == 2 and a.loc["late", "decisions"] == 2     # the forced one is not counted
+    assert a.loc["early", "error_rate"] == pytest.approx(50.0) and a.loc["late", "error_rate"] == pytest.approx(350.0)
+    assert a.loc["late", "loss_per_game"] == pytest.approx(0.7 / 2)                 # a played 2 games
+    assert a["loss_share"].sum() == pytest.approx(1.0) and a.loc["early", "loss_share"] == pytest.approx(0.1 / 0.8)
+    b = p[p["agent"] == "b"]
+    assert list(b["phase"]) == ["late"] and b["loss_per_game"].iloc[0] == pytest.approx(0.8)
+
+
+def test_recorded_decisions_carry_the_games_phase():
+    """Happy draw: the phase is how full the boneyard is, from the mover's view; block: his
+    tiles in hand; backgammon: the mover's contact, race or bear-off."""
+    draw = get_game("happy")
+    for text, phase in (("happy-draw; turn=0; ends=0|6; hands=0-5 1-6 / 5-5 2-2; boneyard=3-3", "boneyard 1-4"),
+                        ("happy-draw; turn=0; ends=0|6; hands=0-5 1-6 / 5-5 2-2", "boneyard empty")):
+        assert draw.phase_of(parse_position(text)) == phase, text
+    state = draw.new_state(np.random.default_rng(1), {"mode": "draw"})
+    assert draw.phase_of(state) == "boneyard 10+"
+    block = draw.new_state(np.random.default_rng(1), {"mode": "block"})
+    assert draw.phase_of(block) == "5+ in hand"
+    assert draw.phase_of(parse_position("happy-block; turn=0; ends=0|6; hands=0-5 1-6 / 5-5")) == "1-2 in hand"
+    bg = get_game("backgammon")
+    for points, opp, phase in (({24: 2, 13: 5, 8: 3, 6: 5}, {1: 2, 12: 5, 17: 3, 19: 5}, "contact"),
+                               ({10: 2, 6: 13}, {24: 15}, "race"), ({6: 2, 1: 13}, {24: 15}, "bear-off")):
+        pos = Position.from_points(points, opp)
+        assert bg.phase_of(bg.parse(pos.id)) == phase, phase
+    recorder = DecisionRecorder(draw, ["a", "b"])
+    play_game(draw, {"mode": "draw"}, new_seat_agents(["heaviest", "random"], "happy"), 3, 4, recorder.on_move)
+    seen = [d.phase for d in recorder.decisions]
+    assert seen[0] == "boneyard 10+" and set(seen) <= {"boneyard 10+", "boneyard 5-9", "boneyard 1-4",
+                                                       "boneyard empty"}
+    rows = game_rows(0, recorder.decisions, make_reference("dominoes", "pimc:samples=2"), seed=0)
+    assert [r["phase"] for r in rows] == seen
+
+
 def test_parse_games():
     assert parse_games("0,5-7, 2") == [0, 2, 5, 6, 7]
     for bad in ("x", "3-1", "1,,2", "-1", "1-"):
@@ -176,6 +220,14 @@ def test_replayed_game_analysis_equals_the_live_one(folders, game, reference, ca
     assert {"agent", "decisions", "error_rate", "error_rate_low", "error_rate_high", "blunders",
             "blunder_rate"} <= set(summary.columns)
     assert "Worst decisions" in (out / "analysis.md").read_text()
+    phases = pd.read_csv(out / "phases.csv")           # the phases' losses add up to each agent's
+    for agent, row in summary.set_index("agent").iterrows():
+        mine = phases[phases["agent"] == agent]
+        assert mine["decisions"].sum() == row["decisions"]
+        games = written.loc[written["agent"] == agent, "game"].nunique()
+        assert (mine["loss_per_game"] * games).sum() == pytest.approx(row["error_rate"] * row["decisions"] / 1000)
+    assert set(written["phase"]) <= {"contact", "race", "bear-off", "5+ in hand", "3-4 in hand", "1-2 in hand"}
+    assert "By phase of the game" in (out / "analysis.md").read_text()
 
 
 def test_resume_finishes_an_interrupted_analysis(folders, tmp_path, capsys):
