@@ -19,7 +19,8 @@ __all__ = ["LABELS", "Teacher", "guide_search"]
 
 # a label row: weights per action id (visit counts; 1 on each best move; or, with a
 # temperature, the solver teachers' softmax over their move values), the imitation
-# target being the row over its sum
+# target being the row over its sum — a row summing to less than 1 (``weigh``) is not
+# scaled up, so its sum is the label's weight in the loss
 LABELS = np.float32
 
 # what an ``ismcts`` guide may set: the learner's net is its evaluator, the hand's
@@ -68,6 +69,14 @@ class Teacher:
     softmax of the mean over all their worlds.  (Measured in Happy draw: no stronger
     net; docs/training.md.)
 
+    With ``weigh`` W > 0 (``pimc`` and ``oracle``) each such row is scaled by
+    ``min(1, (best - mean) / W)``: how many hands a uniform choice among the legal moves
+    loses against the best, counting fully from W — cost-sensitive imitation.  Why: the
+    plain loss weighs every decision alike, and most are early ones where every move is
+    about as good; the draw net's losses lie in the late ones, where a wrong move costs
+    a hand (``pipslab analyze``'s phases, docs/training.md).  A decision whose moves are
+    all worth the same gets no label.
+
     Or, for ``ismcts[:iters=N,c=C,mix=M]`` (:func:`guide_search`), the root visit counts of
     PUCT ISMCTS guided by ``net`` — the learner's own :class:`~pipslab.agents.domino_net.NetPlayer`
     of the update being played, given to each labelling call: its policy the prior, its
@@ -88,12 +97,15 @@ class Teacher:
     BLOCK_TABLE = 1 << 14
 
     def __init__(self, game: str, options: dict, guide: str, samples: int = 6, compiled: bool = True,
-                 noise=None, infer: str = "", floor: float = 0.1, temperature: float = 0.0):
+                 noise=None, infer: str = "", floor: float = 0.1, temperature: float = 0.0, weigh: float = 0.0):
         self.game, self.options, self.guide, self.samples = game, dict(options), guide, samples
         if temperature < 0 or temperature and guide not in ("pimc", "oracle"):
             raise PipslabError(f"a temperature softens the solver teachers' labels (pimc, oracle) and is not "
                                f"negative; got {temperature} with {guide!r}")
-        self.temperature = float(temperature)
+        if weigh < 0 or weigh and guide not in ("pimc", "oracle"):
+            raise PipslabError(f"weigh scales the solver teachers' labels (pimc, oracle) by their moves' values and "
+                               f"is not negative; got {weigh} with {guide!r}")
+        self.temperature, self.weigh = float(temperature), float(weigh)
         self.belief = None
         if infer:
             if guide != "pimc":
@@ -161,27 +173,34 @@ class Teacher:
 
     def label(self, state, seat: int, rng: np.random.Generator, net=None) -> np.ndarray:
         """One decision's :data:`LABELS` row (not ``ismcts``): 1 on :meth:`best_moves`, or
-        with a temperature the softmax of :meth:`move_values` (class docstring)."""
+        with a temperature the softmax of :meth:`move_values`; with ``weigh`` scaled by
+        the decision's cost (class docstring)."""
         row = np.zeros(self.num_actions, dtype=LABELS)
-        if not self.temperature:
+        if not self.temperature and not self.weigh:
             row[self.best_moves(state, seat, rng, net)] = 1
             return row
         from .solver import BIG             # the solver's unit of one hand won (loaded with the solver)
         totals = self.move_values(state, seat, rng)
         moves = list(totals)
-        z = np.array([totals[b] for b in moves], dtype=np.float64) / (BIG * self.temperature)
-        p = np.exp(z - z.max())
-        row[moves] = p / p.sum()
+        v = np.array([totals[b] for b in moves], dtype=np.float64) / BIG
+        if self.temperature:
+            p = np.exp((v - v.max()) / self.temperature)
+            p /= p.sum()
+        else:
+            p = (v == v.max()) / np.count_nonzero(v == v.max())
+        if self.weigh:
+            p *= min(1.0, (v.max() - v.mean()) / self.weigh)
+        row[moves] = p
         return row
 
     def batched(self) -> bool:
         """Whether :meth:`label_many` solves the decisions of compiled rows in one compiled
         call (``pimc`` compiled, or ``oracle``, on a block-mode line variant opened by the
-        highest double, no temperature); otherwise it labels them one at a time, as
-        :meth:`label`."""
+        highest double, no temperature or weighing); otherwise it labels them one at a
+        time, as :meth:`label`."""
         v = self.variant
         return (self.guide in ("pimc", "oracle") and self.pimc is not None and self.belief is None
-                and not self.temperature and not v.draw and v.layout == "line"
+                and not self.temperature and not self.weigh and not v.draw and v.layout == "line"
                 and v.opening == "highest_double")
 
     def label_many(self, S: np.ndarray, rows, rngs, openings, state_of=None, net=None) -> np.ndarray:

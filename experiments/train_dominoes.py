@@ -50,7 +50,10 @@ update's labels (they are off-policy-safe):
   play, from the information the seat has; with ``--guide-temperature T`` the softmax of
   every move's mean value over those worlds (in hands won) divided by T instead — the
   net then learns the mean over all the labels' worlds, not the noisy best of each
-  label's few (:class:`~pipslab.agents.teacher.Teacher`);
+  label's few (:class:`~pipslab.agents.teacher.Teacher`); with ``--guide-weigh W`` each
+  label counts in the loss by what a uniform choice among its moves loses against the
+  best, in full from W hands — cost-sensitive imitation, the weight on the decisions
+  that decide hands;
 * ``oracle`` (the same games) — the solver on the true state (Suphx's "oracle guiding"):
   cheaper, but a label from one world is a poor teacher — in most late worlds every move
   wins or every move loses, and the margin it then ranks by is not the win (measured:
@@ -201,6 +204,8 @@ class TrainArgs(skeleton.TrainArgs):
     """pimc with --guide-infer: the share of a uniform choice mixed into the model's probabilities"""
     guide_temperature: float = 0.0
     """pimc, oracle: teach the softmax of each move's mean value (in hands won) at this temperature instead of 1 on the best moves (0)"""
+    guide_weigh: float = 0.0
+    """pimc, oracle: weigh each label by the hands a uniform choice among its moves loses against the best, in full from this many (0: all alike)"""
     guide_epochs: int = 8
     """passes of the imitation loss alone over each update's labels"""
     guide_noise: List[float] = field(default_factory=list)
@@ -254,6 +259,10 @@ class TrainArgs(skeleton.TrainArgs):
         number(self, "guide_temperature", 0, 100)
         if self.guide_temperature and self.guide not in ("pimc", "oracle"):
             raise PipslabError("--guide-temperature softens the labels of the solver teachers: give --guide pimc or oracle")
+        number(self, "guide_weigh", 0, 100)
+        if self.guide_weigh and self.guide not in ("pimc", "oracle"):
+            raise PipslabError("--guide-weigh weighs the labels of the solver teachers by their moves' values: "
+                               "give --guide pimc or oracle")
         if self.guide_noise:
             if not self.guide or guide_search(self.guide, self.game) is None:
                 raise PipslabError("--guide-noise is the root noise of the ismcts teacher's search: give --guide ismcts")
@@ -784,7 +793,8 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
 # ------------------------------------------------------------------ workers and the trainer
 def new_teacher(args: TrainArgs) -> Teacher:
     return Teacher(args.game, args.options, args.guide, args.guide_samples, noise=args.guide_noise or None,
-                   infer=args.guide_infer, floor=args.guide_floor, temperature=args.guide_temperature)
+                   infer=args.guide_infer, floor=args.guide_floor, temperature=args.guide_temperature,
+                   weigh=args.guide_weigh)
 
 
 _WORKER: Dict[str, object] = {}
@@ -796,7 +806,7 @@ def play_shard(shared, first_hand: int, count: int):
     its net, league players and teacher between updates (the solver's table with it)."""
     args, config, weights, league_state, label = shared
     key = repr((config, args.game, args.options, args.guide, args.guide_samples, args.guide_noise, args.guide_infer,
-                args.guide_floor, args.guide_temperature))
+                args.guide_floor, args.guide_temperature, args.guide_weigh))
     if _WORKER.get("key") != key:
         _WORKER.clear()
         _WORKER.update(key=key, net=PolicyNet(config), teacher=new_teacher(args) if args.guide else None)
