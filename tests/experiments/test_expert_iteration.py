@@ -157,6 +157,60 @@ def test_a_temperature_is_only_for_the_solver_teachers():
         args.validate()
 
 
+@pytest.mark.parametrize("guide, variant, options", [
+    ("pimc", HAPPY_DRAW, {"mode": "draw"}),
+    ("oracle", HAPPY_BLOCK, {"mode": "block"}),
+])
+def test_weighed_labels_count_by_what_a_uniform_choice_loses(guide, variant, options):
+    """``--guide-weigh W``: each row is the unweighed label (1 on the best moves over their
+    number) times ``min(1, (best - mean) / W)`` of the teacher's move values in hands won,
+    from the same worlds; a decision whose moves are all worth the same has no label, and
+    the loss takes each row at its weight (rows summing to less than 1 are not scaled up)."""
+    from pipslab.envs.dominoes import compiled as C
+    states = _decisions(variant, 12, 8, opened=True)
+    W = 0.3
+    weighed = Teacher("happy", options, guide, 3, weigh=W)
+    S = np.stack([C.pack(s) for s in states]) if not variant.draw else None
+    openings = [[ev for ev in s.observe(0).history if ev[0] == 0][0][2] for s in states]
+    got = weighed.label_many(S, range(len(states)), [np.random.default_rng([4, i]) for i in range(len(states))],
+                             openings, state_of=lambda h: states[h])
+    partial = 0
+    for i, s in enumerate(states):
+        values = weighed.move_values(s, s.current_player, np.random.default_rng([4, i]))
+        v = np.array(list(values.values())) / 1000
+        weight = min(1.0, (v.max() - v.mean()) / W)
+        best = [a for a, x in values.items() if x == max(values.values())]
+        want = np.zeros_like(got[i])
+        want[best] = weight / len(best)
+        np.testing.assert_allclose(got[i], want, rtol=1e-5, atol=1e-7)
+        partial += 0 < weight < 1
+    assert partial > 0 and np.any(got.sum(1) == 1)        # some rows count in part, some in full
+    # a row of weight w counts w in the imitation target, one of weight 1 as before
+    T = torch.from_numpy(got)
+    T = T / T.sum(-1, keepdim=True).clamp(min=1.0)
+    np.testing.assert_allclose(T.sum(-1).numpy(), got.sum(1), rtol=1e-6)
+    # every move as good as the others: no label
+    tie = Teacher("happy", {"mode": "block"}, "oracle", weigh=W)
+    from pipslab.envs.dominoes.notation import parse_position
+    s = parse_position("happy-block; turn=0; ends=0|6; hands=0-5 1-6 / 5-5")
+    assert tie.label(s, 0, np.random.default_rng(0)).sum() == pytest.approx(1.0)    # +1 against -1: in full
+    s = parse_position("happy-block; turn=0; ends=0|0; hands=0-5 0-6 / 1-1")          # white never plays:
+    assert set(tie.move_values(s, 0, np.random.default_rng(0)).values()) == {1002}  # each wins by 2
+    assert tie.label(s, 0, np.random.default_rng(0)).sum() == 0
+
+
+def test_weighing_is_only_for_the_solver_teachers():
+    with pytest.raises(PipslabError, match="weigh"):
+        Teacher("happy", {"mode": "draw"}, "ismcts:iters=4", weigh=0.5)
+    with pytest.raises(PipslabError, match="weigh"):
+        Teacher("happy", {"mode": "draw"}, "pimc", weigh=-1)
+    args = TrainArgs(game="happy", options={"mode": "draw"}, guide="suits", guide_weigh=0.5, epochs=0)
+    with pytest.raises(PipslabError, match="--guide-weigh"):
+        args.validate()
+    with pytest.raises(PipslabError, match="--guide-weigh"):
+        TrainArgs(game="happy", options={"mode": "draw"}, guide="pimc", guide_weigh=-0.1, epochs=0).validate()
+
+
 @pytest.mark.parametrize("game, options", [
     ("happy", {"mode": "block"}),                    # the compiled self-play
     ("troshin", {"players": 4, "pairs": True}),
