@@ -182,13 +182,15 @@ class Teacher:
         from .solver import BIG             # the solver's unit of one hand won (loaded with the solver)
         totals = self.move_values(state, seat, rng)
         moves = list(totals)
-        v = np.array([totals[b] for b in moves], dtype=np.float64) / BIG
+        raw = np.array([totals[b] for b in moves], dtype=np.float64)
         if self.temperature:
-            p = np.exp((v - v.max()) / self.temperature)
+            z = raw / (BIG * self.temperature)
+            p = np.exp(z - z.max())
             p /= p.sum()
         else:
-            p = (v == v.max()) / np.count_nonzero(v == v.max())
+            p = (raw == raw.max()) / np.count_nonzero(raw == raw.max())
         if self.weigh:
+            v = raw / BIG
             p *= min(1.0, (v.max() - v.mean()) / self.weigh)
         row[moves] = p
         return row
