@@ -147,14 +147,17 @@ def test_a_temperature_teaches_the_softmax_of_the_mean_move_values(guide, varian
     assert spread > 0                                                 # some rows are not uniform
 
 
-def test_a_temperature_is_only_for_the_solver_teachers():
-    with pytest.raises(PipslabError, match="temperature"):
-        Teacher("happy", {"mode": "draw"}, "ismcts:iters=4", temperature=0.5)
-    with pytest.raises(PipslabError, match="temperature"):
-        Teacher("happy", {"mode": "draw"}, "pimc", temperature=-1)
-    args = TrainArgs(game="happy", options={"mode": "draw"}, guide="suits", guide_temperature=0.5, epochs=0)
-    with pytest.raises(PipslabError, match="--guide-temperature"):
-        args.validate()
+@pytest.mark.parametrize("key", ["temperature", "weigh"])
+def test_soft_and_weighed_labels_are_only_for_the_solver_teachers(key):
+    with pytest.raises(PipslabError, match=key):
+        Teacher("happy", {"mode": "draw"}, "ismcts:iters=4", **{key: 0.5})
+    with pytest.raises(PipslabError, match=key):
+        Teacher("happy", {"mode": "draw"}, "pimc", **{key: -1})
+    flag = f"--guide-{key}"
+    for guide, value in (("suits", 0.5), ("pimc", -0.1)):
+        args = TrainArgs(game="happy", options={"mode": "draw"}, guide=guide, epochs=0, **{f"guide_{key}": value})
+        with pytest.raises(PipslabError, match=flag):
+            args.validate()
 
 
 @pytest.mark.parametrize("guide, variant, options", [
@@ -197,18 +200,6 @@ def test_weighed_labels_count_by_what_a_uniform_choice_loses(guide, variant, opt
     s = parse_position("happy-block; turn=0; ends=0|0; hands=0-5 0-6 / 1-1")          # white never plays:
     assert set(tie.move_values(s, 0, np.random.default_rng(0)).values()) == {1002}  # each wins by 2
     assert tie.label(s, 0, np.random.default_rng(0)).sum() == 0
-
-
-def test_weighing_is_only_for_the_solver_teachers():
-    with pytest.raises(PipslabError, match="weigh"):
-        Teacher("happy", {"mode": "draw"}, "ismcts:iters=4", weigh=0.5)
-    with pytest.raises(PipslabError, match="weigh"):
-        Teacher("happy", {"mode": "draw"}, "pimc", weigh=-1)
-    args = TrainArgs(game="happy", options={"mode": "draw"}, guide="suits", guide_weigh=0.5, epochs=0)
-    with pytest.raises(PipslabError, match="--guide-weigh"):
-        args.validate()
-    with pytest.raises(PipslabError, match="--guide-weigh"):
-        TrainArgs(game="happy", options={"mode": "draw"}, guide="pimc", guide_weigh=-0.1, epochs=0).validate()
 
 
 @pytest.mark.parametrize("game, options", [
