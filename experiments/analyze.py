@@ -386,14 +386,21 @@ class AnalyzeGames:
 
 
 # ------------------------------------------------------------------ tables
+def _forced_and_loss(decisions):
+    """``(forced, loss)``: each decision's forced flag and its loss as numbers, as
+    ``decisions.csv`` holds them (read back, or as recorded)."""
+    import pandas as pd
+    return (decisions["forced"].astype(str).str.lower() == "true",
+            pd.to_numeric(decisions["loss"], errors="coerce"))
+
+
 def summarize_decisions(decisions, agents: Sequence[str], blunder: float, seed: int = 0, n_boot: int = BOOTSTRAP):
     """One row per agent: ``games``, ``decisions`` (unforced), ``forced``, ``error_rate``
     (mean loss x 1000) with a 95% bootstrap interval over games, ``blunders`` (loss >=
     ``blunder``), ``blunder_rate``, ``worst_loss``."""
     import pandas as pd
     df = decisions
-    forced = df["forced"].astype(str).str.lower() == "true"
-    loss = pd.to_numeric(df["loss"], errors="coerce")
+    forced, loss = _forced_and_loss(df)
     rng = np.random.default_rng([seed, 7])
     out = []
     for name in agents:
@@ -433,8 +440,7 @@ def summarize_phases(decisions, agents: Sequence[str], seed: int = 0, n_boot: in
     small slips early or a few costly ones late."""
     import pandas as pd
     df = decisions
-    forced = df["forced"].astype(str).str.lower() == "true"
-    loss = pd.to_numeric(df["loss"], errors="coerce")
+    forced, loss = _forced_and_loss(df)
     phase = df["phase"].astype(str)
     order = list(pd.to_numeric(df["turn"]).groupby(phase).mean().sort_values(kind="stable").index)
     rng = np.random.default_rng([seed, 8])
