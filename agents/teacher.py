@@ -77,6 +77,12 @@ class Teacher:
     a hand (``pipslab analyze``'s phases, docs/training.md).  A decision whose moves are
     all worth the same gets no label.
 
+    With ``phases`` (names of the game's :meth:`~pipslab.envs.game.Game.phase_of`) only
+    the decisions in those phases are labelled; the rest get an all-zero row (no label)
+    and cost nothing.  Why: the draw net loses most of its hands after the boneyard drops
+    below ten tiles (``pipslab analyze``'s phases), and labels spent there buy more than
+    labels spread over the hand (docs/training.md).
+
     Or, for ``ismcts[:iters=N,c=C,mix=M]`` (:func:`guide_search`), the root visit counts of
     PUCT ISMCTS guided by ``net`` — the learner's own :class:`~pipslab.agents.domino_net.NetPlayer`
     of the update being played, given to each labelling call: its policy the prior, its
@@ -97,8 +103,14 @@ class Teacher:
     BLOCK_TABLE = 1 << 14
 
     def __init__(self, game: str, options: dict, guide: str, samples: int = 6, compiled: bool = True,
-                 noise=None, infer: str = "", floor: float = 0.1, temperature: float = 0.0, weigh: float = 0.0):
+                 noise=None, infer: str = "", floor: float = 0.1, temperature: float = 0.0, weigh: float = 0.0,
+                 phases=()):
         self.game, self.options, self.guide, self.samples = game, dict(options), guide, samples
+        self.phases = frozenset(phases)
+        known = get_game(game).phases_of(options)
+        if self.phases - set(known):
+            raise PipslabError(f"phases: {', '.join(sorted(self.phases - set(known)))} is not a phase of "
+                               f"{get_game(game).variant_label(options)}; its phases: {', '.join(known)}")
         if temperature < 0 or temperature and guide not in ("pimc", "oracle"):
             raise PipslabError(f"a temperature softens the solver teachers' labels (pimc, oracle) and is not "
                                f"negative; got {temperature} with {guide!r}")
@@ -146,7 +158,7 @@ class Teacher:
         """The moves the teacher labels ``seat``'s decision in ``state`` with (``ismcts``:
         the most visited by the search guided by ``net``)."""
         if self.search is not None:
-            row = self.label_states([state], [rng], net)[0]
+            row = self._label_all([state], [rng], net)[0]
             return np.flatnonzero(row == row.max()).tolist()
         totals = self.move_values(state, seat, rng)
         top = max(totals.values())
@@ -202,7 +214,7 @@ class Teacher:
         time, as :meth:`label`."""
         v = self.variant
         return (self.guide in ("pimc", "oracle") and self.pimc is not None and self.belief is None
-                and not self.temperature and not self.weigh and not v.draw and v.layout == "line"
+                and not self.temperature and not self.weigh and not self.phases and not v.draw and v.layout == "line"
                 and v.opening == "highest_double")
 
     def label_many(self, S: np.ndarray, rows, rngs, openings, state_of=None, net=None) -> np.ndarray:
@@ -258,7 +270,19 @@ class Teacher:
         decision ``i``'s stream seeded by one draw from ``rngs[i]`` (as
         ``ISMCTSAgent.search_batch`` seeds it), so its visits do not depend on the others
         (up to the last bits of the net's batched products); the others: one at
-        a time, :meth:`label`."""
+        a time, :meth:`label`.  With ``phases`` a decision in another phase gets an
+        all-zero row and makes no draw."""
+        out = np.zeros((len(states), self.num_actions), dtype=LABELS)
+        if self.phases:
+            game = get_game(self.game)
+            keep = [i for i, s in enumerate(states) if game.phase_of(s) in self.phases]
+            if len(keep) < len(states):
+                if keep:
+                    out[keep] = self._label_all([states[i] for i in keep], [rngs[i] for i in keep], net)
+                return out
+        return self._label_all(states, rngs, net)
+
+    def _label_all(self, states, rngs, net) -> np.ndarray:
         out = np.zeros((len(states), self.num_actions), dtype=LABELS)
         if self.search is None:
             for i, (state, rng) in enumerate(zip(states, rngs)):

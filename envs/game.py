@@ -326,7 +326,9 @@ class Game:
     :meth:`solver_support`.  ``phase(state)`` — the stage of the game the player to move
     is in, named in the game's own words from what that player sees (dominoes: how full
     the boneyard is; backgammon: contact, race, bear-off), so an analysis can say where
-    an agent's losses lie; ask :meth:`phase_of` (no ``phase``: one phase, ``"game"``)."""
+    an agent's losses lie; ask :meth:`phase_of` (no ``phase``: one phase, ``"game"``);
+    ``phase_names(options)`` — every phase it can return, in the order of play, so a
+    setting that names phases is checked before a run (ask :meth:`phases_of`)."""
 
     name: str
     make_state: Callable[[Optional[np.random.Generator], Mapping[str, Any]], Any]
@@ -355,6 +357,7 @@ class Game:
     env_mixin: Optional[str] = None
     solver: Optional[Callable[[Mapping[str, Any]], Optional[str]]] = None
     phase: Optional[Callable[[Any], str]] = None
+    phase_names: Optional[Callable[[Mapping[str, Any]], Tuple[str, ...]]] = None
 
     def __post_init__(self):
         opts = tuple(self.options_spec)
@@ -363,6 +366,8 @@ class Game:
         names = [o.name for o in opts]
         if len(set(names)) != len(names):
             raise PipslabError(f"game {self.name!r}: an option is given twice in {names}")
+        if (self.phase is None) != (self.phase_names is None):
+            raise PipslabError(f"game {self.name!r}: phase and phase_names come together (a phase it can name)")
         object.__setattr__(self, "options_spec", opts)
         object.__setattr__(self, "_by_name", {o.name: o for o in opts})
         object.__setattr__(self, "_resolved", {})
@@ -455,6 +460,13 @@ class Game:
         """The phase ``state``'s player to move is in (``phase``), ``"game"`` for a game
         that names none."""
         return "game" if self.phase is None else str(self.phase(state))
+
+    def phases_of(self, options: Optional[Mapping[str, Any]] = None) -> Tuple[str, ...]:
+        """Every phase :meth:`phase_of` names in a game with these options, in the order
+        of play (``("game",)`` for a game that names none)."""
+        if self.phase is None:
+            return ("game",)
+        return tuple(self.phase_names(self.resolve(options or {})))
 
     def new_state(self, rng, options: Optional[Mapping[str, Any]] = None):
         """A new game dealt from ``rng`` (a Generator, or a seed for one) — or, with the

@@ -210,6 +210,12 @@ class TrainArgs(skeleton.TrainArgs):
     """passes of the imitation loss alone over each update's labels"""
     guide_noise: List[float] = field(default_factory=list)
     """ismcts: AlphaZero's root Dirichlet noise ALPHA,FRACTION in the teacher's search (default none)"""
+    guide_phases: List[str] = field(default_factory=list)
+    """label only the decisions in these phases of the game, as pipslab analyze names them (e.g. boneyard 5-9,boneyard 1-4,boneyard empty; default all)"""
+    guide_keep: bool = False
+    """teach a decision the teacher leaves unlabelled the policy that played it (what the teacher does not teach is kept)"""
+    replay: int = 0
+    """labelled decisions kept across updates, the newest (a replay buffer); each update's imitation passes draw guide-epochs times its own labels' count from it (0: each update's labels alone)"""
     checkpoint_every: int = 10
     """updates between checkpoints"""
     game: str = field(default="happy", metadata={"cli": False})
@@ -263,6 +269,18 @@ class TrainArgs(skeleton.TrainArgs):
         if self.guide_weigh and self.guide not in ("pimc", "oracle"):
             raise PipslabError("--guide-weigh weighs the labels of the solver teachers by their moves' values: "
                                "give --guide pimc or oracle")
+        if self.guide_phases:
+            if not self.guide:
+                raise PipslabError("--guide-phases chooses the decisions the teacher labels: give --guide")
+            known = get_game(self.game).phases_of(self.options)
+            unknown = [p for p in self.guide_phases if p not in known]
+            if unknown:
+                raise PipslabError(f"--guide-phases: {', '.join(map(repr, unknown))} is not a phase of "
+                                   f"{self.variant}; its phases: {', '.join(known)}")
+        whole(self, "replay", 0, 10**8)
+        if (self.guide_keep or self.replay) and not (self.guide and self.guide_epochs):
+            raise PipslabError(f"--{'guide-keep' if self.guide_keep else 'replay'} works on the imitation passes: "
+                               "give --guide with --guide-epochs")
         if self.guide_noise:
             if not self.guide or guide_search(self.guide, self.game) is None:
                 raise PipslabError("--guide-noise is the root noise of the ismcts teacher's search: give --guide ismcts")
@@ -277,6 +295,98 @@ class TrainArgs(skeleton.TrainArgs):
         if not self.guide_hands:
             return self.guide_coef
         return self.guide_coef * max(0.0, 1.0 - hands / self.guide_hands)
+
+
+# ------------------------------------------------------------------- the replay buffer
+class Replay:
+    """The newest ``size`` labelled decisions of the run (``--replay``): their observations,
+    masks, labels and returns, in a ring on the learner's device (decision number ``r``,
+    counted over the run, in slot ``r % size``).  Why: a label fitted once, in its own
+    update, at a small step taught the draw net little; fitted in passes over a large
+    set it moved it (docs/training.md, "Where the draw net loses").  Each update's rows
+    are also written to ``FOLDER/FIRST.npz`` (FIRST: the number of its first decision), so
+    ``--resume`` refills the ring from the files a checkpoint needs; files no checkpoint
+    can need any more are removed."""
+
+    def __init__(self, size: int, folder: Path, width: int, num_actions: int, device):
+        self.size, self.folder, self.device = size, Path(folder), device
+        self.X = torch.zeros((size, width), dtype=torch.float32, device=device)
+        self.M = torch.zeros((size, num_actions), dtype=torch.bool, device=device)
+        self.T = torch.zeros((size, num_actions), dtype=torch.float32, device=device)
+        self.R = torch.zeros(size, dtype=torch.float32, device=device)
+        self.written = 0            # decisions added over the run
+        self.kept_from = 0          # the first decision the last checkpoint's ring held
+
+    def __len__(self) -> int:
+        return min(self.written, self.size)
+
+    def _put(self, first: int, X, M, T, R) -> None:
+        """Decisions ``first ..`` into their slots, those still among the newest ``size``."""
+        lo = max(first, self.written - self.size)
+        if lo >= first + len(X):
+            return
+        slots = torch.arange(lo, first + len(X), device=self.device) % self.size
+        k = lo - first
+        self.X[slots] = torch.as_tensor(X[k:], device=self.device)
+        self.M[slots] = torch.as_tensor(M[k:], device=self.device) != 0
+        self.T[slots] = torch.as_tensor(T[k:], device=self.device).float()
+        self.R[slots] = torch.as_tensor(R[k:], device=self.device).float()
+
+    def add(self, X, M, T, R) -> None:
+        """One update's labelled decisions (numpy rows), kept and written to its file."""
+        if not len(X):
+            return
+        from .files import atomic_path
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with atomic_path(self.folder / f"{self.written:012d}.npz", suffix=".npz") as tmp:
+            np.savez_compressed(tmp, X=X, M=M, T=T, R=R)
+        first, self.written = self.written, self.written + len(X)
+        self._put(first, X, M, T, R)
+
+    def files(self) -> Dict[int, Path]:
+        out = {}
+        for f in self.folder.glob("*.npz"):
+            if f.stem.isdigit():
+                out[int(f.stem)] = f
+        return out
+
+    def state(self) -> dict:
+        """What a checkpoint keeps (the files hold the rows); the files the previous
+        checkpoint needed and this one does not are removed."""
+        keep = max(0, self.written - self.size)
+        starts = sorted(self.files())
+        for a, b in zip(starts, starts[1:] + [self.written]):
+            if b <= min(keep, self.kept_from):
+                self.files()[a].unlink(missing_ok=True)
+        self.kept_from = keep
+        return {"written": self.written}
+
+    def load(self, state: dict, where: Path) -> None:
+        """The ring of a checkpoint (:meth:`state`), refilled from the files."""
+        written = self.written = int(state["written"])
+        need = max(0, written - self.size)
+        files = self.files()
+        covered = written
+        for a in sorted((a for a in files if a < written), reverse=True):
+            if covered <= need:
+                break
+            try:
+                with np.load(files[a]) as d:
+                    X, M, T, R = d["X"], d["M"], d["T"], d["R"]
+            except (OSError, ValueError, KeyError):
+                break
+            if a + len(X) != covered:
+                break
+            self._put(a, X, M, T, R)
+            covered = a
+        if covered > need:
+            raise PipslabError(f"{where}: the replay buffer's files in {self.folder} are missing or damaged; "
+                               "the run cannot be resumed")
+        self.kept_from = need
+
+    def tensors(self):
+        n = len(self)
+        return self.X[:n], self.M[:n], self.T[:n], self.R[:n]
 
 
 # ------------------------------------------------------------------- the league
@@ -520,6 +630,9 @@ def _learner_moves(player: NetPlayer, args: TrainArgs, X, M, waiting, label_many
         sel = [i for i, (h, p) in enumerate(waiting) if rngs[h].random() < args.guide_share]
         if sel:
             labels[sel] = label_many([waiting[i] for i in sel])
+        if args.guide_keep:
+            kept = labels.sum(-1) == 0
+            labels[kept] = probs[kept]
     logp = np.array([math.log(x) for x in probs[np.arange(len(waiting)), chosen].tolist()])
     steps.add(X, M, chosen.astype(np.int64), logp, values.astype(np.float64), labels, list(waiting))
     apply_all([h for h, _ in waiting], chosen.tolist())
@@ -698,11 +811,14 @@ def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, 
 
 
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: TrainArgs, update: int,
-               guide: float = 0.0) -> dict:
+               guide: float = 0.0, replay: Optional[Replay] = None) -> dict:
     """``epochs`` passes of minibatch Adam on the clipped surrogate + value loss −
     entropy bonus, over the masked policy; with ``guide`` > 0 plus ``guide`` times the
     cross-entropy between the policy and the teacher's label over its sum (uniform over
-    its best moves, or the visit distribution) on the labelled decisions."""
+    its best moves, or the visit distribution) on the labelled decisions, then
+    ``guide_epochs`` passes of that loss alone over them — or, with ``replay``, as many
+    minibatches drawn from the buffer (the update's labelled decisions added to it
+    first), each buffer row once before any twice."""
     if not batch.decisions:
         return {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0, "imitation": 0.0}
     # everything a minibatch needs, gathered once per minibatch (the same values the
@@ -765,10 +881,20 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
     rows = torch.nonzero(labelled)[:, 0]
     if guide > 0 and len(rows) and args.guide_epochs:
         # only the labelled rows take part: gathered once, then each pass indexes them
-        Xl, offl, Tl, retl = X[rows], illegal[rows], T[rows], ret[rows]
+        if replay is not None:
+            picked = rows.cpu().numpy()
+            replay.add(batch.obs[picked], batch.masks[picked], batch.teacher[picked], batch.returns[picked])
+            Xl, legal_l, Tl, retl = replay.tensors()
+            offl = ~legal_l
+            Tl = Tl / Tl.sum(-1, keepdim=True).clamp(min=1.0)
+            draws = args.guide_epochs * len(rows)
+            order = np.concatenate([rng.permutation(len(Xl)) for _ in range(-(-draws // len(Xl)))])[:draws]
+            passes = [torch.from_numpy(order).to(device)]
+        else:
+            Xl, offl, Tl, retl = X[rows], illegal[rows], T[rows], ret[rows]
+            passes = (torch.from_numpy(rng.permutation(len(rows))).to(device) for _ in range(args.guide_epochs))
         seen = []
-        for _ in range(args.guide_epochs):
-            order = torch.from_numpy(rng.permutation(len(rows))).to(device)
+        for order in passes:
             for lo in range(0, len(order), args.minibatch):
                 idx = order[lo:lo + args.minibatch]
                 off = offl[idx]
@@ -794,7 +920,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
 def new_teacher(args: TrainArgs) -> Teacher:
     return Teacher(args.game, args.options, args.guide, args.guide_samples, noise=args.guide_noise or None,
                    infer=args.guide_infer, floor=args.guide_floor, temperature=args.guide_temperature,
-                   weigh=args.guide_weigh)
+                   weigh=args.guide_weigh, phases=args.guide_phases)
 
 
 _WORKER: Dict[str, object] = {}
@@ -806,7 +932,7 @@ def play_shard(shared, first_hand: int, count: int):
     its net, league players and teacher between updates (the solver's table with it)."""
     args, config, weights, league_state, label = shared
     key = repr((config, args.game, args.options, args.guide, args.guide_samples, args.guide_noise, args.guide_infer,
-                args.guide_floor, args.guide_temperature, args.guide_weigh))
+                args.guide_floor, args.guide_temperature, args.guide_weigh, args.guide_phases))
     if _WORKER.get("key") != key:
         _WORKER.clear()
         _WORKER.update(key=key, net=PolicyNet(config), teacher=new_teacher(args) if args.guide else None)
@@ -836,6 +962,11 @@ class PPOTrainer(skeleton.Trainer):
         self.net.train()
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.lr)
         self.league = League(args)
+        self.replay = None
+        if args.replay:
+            game = get_game(args.game)
+            self.replay = Replay(args.replay, Path(args.out) / "replay", game.observation_encoder(args.options).size,
+                                 game.actions(args.options), device)
 
     @classmethod
     def default_against(cls, args) -> List[str]:
@@ -857,7 +988,7 @@ class PPOTrainer(skeleton.Trainer):
         game = get_game(args.game)
         batch = steps.batch(finals, args.gae_lambda, args.batch_hands, game.observation_encoder(args.options).size,
                             game.actions(args.options), results, net=self.net)
-        stats = ppo_update(self.net, self.opt, batch, args, update, guide)
+        stats = ppo_update(self.net, self.opt, batch, args, update, guide, self.replay)
         self.league.record(batch.results)
         if not args.exploit and (update + 1) % args.snapshot_every == 0:
             self.league.add_snapshot(f"snapshot-{update + 1}", self.net)
@@ -869,6 +1000,8 @@ class PPOTrainer(skeleton.Trainer):
                 "imitation": f"{stats['imitation']:.3f}", "dec": f"{stats['decisions']:.1f}"}
 
     def checkpoint(self, meta: dict, **extra) -> dict:
+        if self.replay is not None:
+            extra["replay"] = self.replay.state()
         return skeleton.on_cpu(net_dict(self.net, meta=meta, optimizer=self.opt.state_dict(),
                                         league=self.league.state(), **extra))
 
@@ -883,6 +1016,8 @@ class PPOTrainer(skeleton.Trainer):
         self.net.train()
         try:
             self.league.load(data["league"])
+            if self.replay is not None:
+                self.replay.load(data["replay"], path)
         except (TypeError, ValueError, KeyError, AttributeError) as exc:
             raise PipslabError(f"{path}: damaged training checkpoint ({type(exc).__name__})") from None
         self.opt = skeleton.resumed_optimizer(self.net, self.args.lr, data, path)

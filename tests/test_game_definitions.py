@@ -73,3 +73,33 @@ def test_cli_option_flags_come_from_the_games():
     assert ns.mode == "draw"
     with pytest.raises(SystemExit):
         parser.parse_args(["tournament", "happy", "--mode", "blitz"])
+
+
+@pytest.mark.parametrize("name, options", [c for c in CASES if not c[1].get("match")] + [("happy", {"mode": "block"})],
+                         ids=str)
+def test_every_phase_a_game_names_is_among_its_phase_names_in_order(name, options):
+    """``phases_of`` lists every phase ``phase_of`` returns, in the order a hand meets them
+    (what ``--guide-phases`` is checked against); a game gives both or neither."""
+    game = GAMES[name]
+    names = game.phases_of(options)
+    rng = np.random.default_rng(2)
+    seen = set()
+    for g in range(6):
+        state = game.new_state(rng, options)
+        last = {}           # per seat: its phases come in order
+        while not state.is_terminal:
+            if state.is_chance:
+                state.apply_chance(rng)
+                continue
+            phase = game.phase_of(state)
+            assert phase in names
+            if name != "backgammon":        # a hit can bring a race back to contact
+                assert names.index(phase) >= last.get(state.current_player, 0)
+                last[state.current_player] = names.index(phase)
+            seen.add(phase)
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+    assert len(seen) >= 2
+    from pipslab.envs.game import Game
+    with pytest.raises(PipslabError, match="phase and phase_names come together"):
+        Game(name="x", make_state=lambda rng, o: None, outcome=lambda s: None, phase=lambda s: "a")

@@ -88,6 +88,7 @@ BACKGAMMON = Game(
     action_name=lambda state, action: state.action_name(action),
     encoder=lambda o: Encoder(OBS_SIZE, encode_view, 0.0, 7.5),
     phase=backgammon_phase,
+    phase_names=lambda options: ("contact", "race", "bear-off"),
     family="backgammon",
     utility=lambda o: (-3.0, 3.0) if o["gammons"] else (-1.0, 1.0),
     utility_sum=0.0,

@@ -44,6 +44,10 @@ def _events_columns(state) -> Dict[str, Any]:
     return {"blocked": blocked, "passes": passes, "draws": draws}
 
 
+DRAW_PHASES = ("boneyard 10+", "boneyard 5-9", "boneyard 1-4", "boneyard empty")
+BLOCK_PHASES = ("5+ in hand", "3-4 in hand", "1-2 in hand")
+
+
 def domino_phase(state) -> str:
     """The phase of the seat to move, from its own view: in a draw game how full the
     boneyard is (``boneyard 10+``, ``boneyard 5-9``, ``boneyard 1-4``, ``boneyard empty``,
@@ -52,10 +56,15 @@ def domino_phase(state) -> str:
     view = state.observe(state.current_player)
     if view.variant.draw:
         left = view.boneyard_size
-        return "boneyard empty" if left == 0 else "boneyard 1-4" if left < 5 else \
-            "boneyard 5-9" if left < 10 else "boneyard 10+"
+        return DRAW_PHASES[3] if left == 0 else DRAW_PHASES[2] if left < 5 else \
+            DRAW_PHASES[1] if left < 10 else DRAW_PHASES[0]
     held = view.hand_sizes[view.player]
-    return "1-2 in hand" if held < 3 else "3-4 in hand" if held < 5 else "5+ in hand"
+    return BLOCK_PHASES[2] if held < 3 else BLOCK_PHASES[1] if held < 5 else BLOCK_PHASES[0]
+
+
+def domino_phases(variant) -> tuple:
+    """:func:`domino_phase`'s names in a hand of ``variant``, in the order of play."""
+    return DRAW_PHASES if variant.draw else BLOCK_PHASES
 
 
 def _render(state, viewer=None) -> str:
@@ -155,6 +164,7 @@ HAPPY = Game(
     encoder=lambda o: Encoder(HAPPY_SIZE, encode_view, layout=HAPPY_LAYOUT),
     family=FAMILY,
     phase=domino_phase,
+    phase_names=lambda o: domino_phases(_happy(o)),
     env_id="pipslab/HappyDominoes-v0",
     utility_sum=0.0,
     max_length=lambda o: _max_length(_happy(o)),
@@ -242,6 +252,7 @@ TROSHIN = Game(
     encoder=lambda o: Encoder(TROSHIN_SIZE, encode_troshin_view, layout=TROSHIN_LAYOUT),
     family=FAMILY,
     phase=domino_phase,
+    phase_names=lambda o: domino_phases(_troshin(o)),
     env_id="pipslab/TroshinDominoes-v0",
     utility_sum=0.0,
     max_length=lambda o: 0 if o["match"] else _max_length(_troshin(o)),   # a match: no bound
@@ -303,6 +314,7 @@ TRIPLE = Game(
     encoder=lambda o: Encoder(TRIPLE_SIZE, encode_triple_view, layout=TRIPLE_LAYOUT),
     family=FAMILY,
     phase=domino_phase,
+    phase_names=lambda o: domino_phases(triple_variant(o["players"])),
     env_id="pipslab/TripleDominoes-v0",
     utility_sum=0.0,
     max_length=lambda o: _max_length(triple_variant(o["players"])),
@@ -333,6 +345,7 @@ TROSHIN6 = Game(
     encoder=lambda o: Encoder(TROSHIN_SIZE, encode_troshin_view, layout=TROSHIN_LAYOUT),
     family=FAMILY,
     phase=domino_phase,
+    phase_names=lambda o: domino_phases(TROSHIN6_VARIANT),
     utility_sum=0.0,
     max_length=_max_length(TROSHIN6_VARIANT),
     info_columns=lambda o: _columns(),

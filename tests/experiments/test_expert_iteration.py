@@ -17,6 +17,7 @@ from pipslab.agents.search_dominoes import search_many
 from pipslab.agents.teacher import LABELS, Teacher
 from pipslab.envs.dominoes.variants import HAPPY_BLOCK, HAPPY_DRAW
 from pipslab.envs.errors import PipslabError
+from pipslab.envs.game import get_game
 from pipslab.experiments import train_dominoes
 from pipslab.experiments.train_dominoes import League, TrainArgs, play_hands
 
@@ -257,3 +258,86 @@ def test_bad_search_guides_are_one_line(flags, message, tmp_path, capfd):
     r = pipslab_here(capfd, "train", "happy", *flags, "--out", str(tmp_path / "run"), "--no-progress")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and message in r.stderr, r.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_phases_label_only_the_decisions_in_them():
+    """``phases``: a decision in one of them gets the label the teacher gives without
+    ``phases`` from the same generator; any other an all-zero row, without a draw.  In
+    block mode the compiled batch is given up, as the phase is read from the state."""
+    rng = random.Random(3)
+    states = [played_at_random(HAPPY_DRAW, rng, 0, 40) for _ in range(80)]
+    states = [s for s in states if not s.is_terminal and len(s.legal_actions()) > 1]
+    late = ("boneyard 1-4", "boneyard empty")
+    phases = [get_game("happy").phase_of(s) for s in states]
+    assert {p in late for p in phases} == {True, False}
+    every = Teacher("happy", {"mode": "draw"}, "pimc", 3)
+    some = Teacher("happy", {"mode": "draw"}, "pimc", 3, phases=late)
+    got = _label(some, states, [np.random.default_rng([7, i]) for i in range(len(states))], None)
+    want = _label(every, states, [np.random.default_rng([7, i]) for i in range(len(states))], None)
+    for row, full, phase in zip(got, want, phases):
+        np.testing.assert_array_equal(row, full if phase in late else np.zeros_like(full))
+    assert not Teacher("happy", {"mode": "block"}, "pimc", 3, phases=["1-2 in hand"]).batched()
+    with pytest.raises(PipslabError, match="not a phase of happy-draw; its phases: boneyard 10"):
+        Teacher("happy", {"mode": "draw"}, "pimc", phases=["1-2 in hand"])
+
+
+def test_kept_decisions_are_taught_the_policy_that_played_them():
+    """``guide_keep``: every learner decision carries a label — the teacher's in the
+    phases it labels, elsewhere the playing policy's own probabilities."""
+    from pipslab.agents.domino_net import masked_softmax
+    args = TrainArgs(game="happy", options={"mode": "draw"}, seed=3, guide="pimc", guide_samples=2, epochs=0,
+                     guide_phases=["boneyard empty"], guide_keep=True, self_play=1.0)
+    player = _player("happy", {"mode": "draw"})
+    batch = play_hands(player, League(args), args, 0, 12, label=True)
+    logits, _ = player.forward(batch.obs)
+    probs = masked_softmax(logits, batch.masks)
+    taught = np.isin(batch.teacher, [0.0, 1.0]).all(1) & (batch.teacher.max(1) == 1)
+    kept = np.isclose(batch.teacher, probs, atol=1e-5).all(1)
+    assert np.all(taught | kept) and taught.any() and kept.any()
+    np.testing.assert_allclose(batch.teacher[kept].sum(1), 1.0, rtol=1e-5)
+    assert get_game("happy").phases_of({"mode": "draw"})[-1] == "boneyard empty"
+
+
+def test_the_replay_ring_keeps_the_newest_and_comes_back_from_its_files(tmp_path):
+    """The ring holds the newest ``size`` decisions; a checkpoint's state refills an equal
+    ring from the files, which are pruned once no checkpoint needs them; a missing file
+    is one line."""
+    R = train_dominoes.Replay(5, tmp_path / "r", 2, 3, "cpu")
+    rows = np.arange(20, dtype=np.float32).reshape(10, 2)
+    chunk = lambda a, b: (rows[a:b], np.ones((b - a, 3), np.int8), np.full((b - a, 3), a, np.float32),
+                          rows[a:b, 0].copy())
+    for a, b in ((0, 3), (3, 7), (7, 9)):
+        R.add(*chunk(a, b))
+    X, M, T, _ = R.tensors()
+    assert len(R) == 5 and sorted(X[:, 0].tolist()) == [8.0, 10.0, 12.0, 14.0, 16.0] and bool(M.all())
+    state = R.state()
+    R.add(*chunk(9, 10))
+    R.state()
+    assert sorted(int(f.stem) for f in (tmp_path / "r").glob("*.npz")) == [3, 7, 9]     # 0-2: nobody's
+    again = train_dominoes.Replay(5, tmp_path / "r", 2, 3, "cpu")
+    again.load(state, tmp_path / "ck")
+    ring = train_dominoes.Replay(5, tmp_path / "y", 2, 3, "cpu")
+    for a, b in ((0, 3), (3, 7), (7, 9)):
+        ring.add(*chunk(a, b))
+    for a, b in zip(again.tensors(), ring.tensors()):
+        assert torch.equal(a, b)
+    (tmp_path / "r" / f"{3:012d}.npz").unlink()
+    with pytest.raises(PipslabError, match="replay buffer's files .* missing"):
+        train_dominoes.Replay(5, tmp_path / "r", 2, 3, "cpu").load(state, tmp_path / "ck")
+
+
+def test_a_replayed_run_resumes_to_the_weights_of_one_run(tmp_path):
+    """With ``replay`` (and ``guide_keep``, late phases only) a run stopped and resumed
+    refills its buffer from its files and ends with the weights of one run; the buffer
+    changes the weights."""
+    common = dict(game="happy", options={"mode": "draw"}, guide="pimc", guide_samples=2, epochs=0,
+                  guide_phases=["boneyard 1-4", "boneyard empty"], guide_keep=True, hidden=[16],
+                  batch_hands=32, minibatch=128, checkpoint_every=1, eval_games=0, progress=False, seed=4)
+    train_dominoes.train(TrainArgs(hands=128, replay=600, out=str(tmp_path / "one"), **common))
+    train_dominoes.train(TrainArgs(hands=64, replay=600, out=str(tmp_path / "two"), **common))
+    train_dominoes.train(TrainArgs(hands=128, replay=600, out=str(tmp_path / "two"), resume=True, **common))
+    train_dominoes.train(TrainArgs(hands=128, out=str(tmp_path / "plain"), **common))
+    w = {k: torch.load(tmp_path / k / "net.pt", weights_only=True)["model"] for k in ("one", "two", "plain")}
+    assert all(torch.equal(w["one"][k], w["two"][k]) for k in w["one"])
+    assert not all(torch.equal(w["one"][k], w["plain"][k]) for k in w["one"])
+    assert len(list((tmp_path / "one" / "replay").glob("*.npz"))) < 4

@@ -119,6 +119,11 @@ BAD_FLAGS_IN_A_PROCESS = (["happy", "--hands", "0"], ["happy", "--mode", "blocke
     (["happy", "--hidden", "a,b"], "comma-separated ints"),
     (["happy", "--arch", "wide"], "--arch must be one of mlp, placements"),
     (["happy", "--league", "", "--self-play", "0"], "--league is empty"),
+    (["happy", "--guide-phases", "1-2 in hand"], "--guide-phases chooses the decisions the teacher labels"),
+    (["happy", "--guide", "pimc", "--guide-phases", "boneyard empty"], "'boneyard empty' is not a phase of happy-block"),
+    (["happy", "--replay", "100"], "--replay works on the imitation passes"),
+    (["happy", "--guide", "pimc", "--guide-keep", "--guide-epochs", "0"], "--guide-keep works on the imitation"),
+    (["happy", "--guide", "pimc", "--replay", "-1"], "--replay must be a whole number from 0"),
 ])
 def test_bad_flags_give_one_line_and_exit_2(tmp_path, capfd, argv, message):
     """Each through the CLI's main in this process (its exit status and stderr, warnings
