@@ -41,7 +41,7 @@ from __future__ import annotations
 import importlib
 import numbers
 from dataclasses import dataclass, field
-from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple, Union,
+from typing import (Any, Callable, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, Union,
                     runtime_checkable)
 
 import numpy as np

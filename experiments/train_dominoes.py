@@ -74,6 +74,17 @@ update's labels (they are off-policy-safe):
   Troshin for 3), where its own values are the teacher;
 * an agent spec (``greedy``) — that agent's move, where no solver plays (Triple).
 
+**Where and how the labels are fitted.**  ``--guide-phases`` names the phases of the
+game (``Game.phase_names``, as ``pipslab analyze`` splits error rates) whose decisions
+the teacher labels; ``--guide-keep`` teaches every other decision the probabilities of
+the policy that played it, so what the teacher does not teach stays as it was;
+``--replay N`` keeps the newest N labelled decisions (:class:`Replay`) and each update's
+imitation passes draw ``guide_epochs`` times its own labels' count from all of them.
+Why: the Happy draw net loses its hands after the boneyard drops below ten tiles, and a
+label fitted once, in its own update, taught it little there, where many late labels
+fitted in passes over a large set moved it (docs/training.md, "Where the draw net
+loses").
+
 With ``--epochs 0`` the teacher alone trains the policy — expert iteration (Anthony et
 al. 2017): the league's self-play games give the positions, search gives the targets,
 and the value head learns the returns (the λ-returns of 2.: the hand's result for the
