@@ -365,10 +365,11 @@ class Replay:
         """What a checkpoint keeps (the files hold the rows); the files the previous
         checkpoint needed and this one does not are removed."""
         keep = max(0, self.written - self.size)
-        starts = sorted(self.files())
+        files = self.files()
+        starts = sorted(files)
         for a, b in zip(starts, starts[1:] + [self.written]):
             if b <= min(keep, self.kept_from):
-                self.files()[a].unlink(missing_ok=True)
+                files[a].unlink(missing_ok=True)
         self.kept_from = keep
         return {"written": self.written}
 
