@@ -15,7 +15,11 @@ from pipslab.envs.game import get_game
 from .base import Observation
 from .registry import make_agent, parse_spec
 
-__all__ = ["LABELS", "Teacher", "guide_search"]
+__all__ = ["LABELS", "LEARNER", "Teacher", "guide_search"]
+
+# ``infer=learner``: the opponent model that weighs pimc's worlds is the learner's own net
+# of the update being labelled (given to each call), not a fixed one
+LEARNER = "learner"
 
 # a label row: weights per action id (visit counts; 1 on each best move; or, with a
 # temperature, the solver teachers' softmax over their move values), the imitation
@@ -55,7 +59,9 @@ class Teacher:
     * ``pimc`` — the solver's values summed over ``samples`` worlds dealt by
       ``sample_world`` from the seat's view, pimc's own rule (win first, then margin);
       with ``infer=MODEL`` each world weighed as ``pimc:infer=MODEL,floor=F`` weighs it
-      (:class:`~pipslab.agents.belief.Belief`);
+      (:class:`~pipslab.agents.belief.Belief`), and with ``infer=learner`` by the
+      learner's own net given to each labelling call (a recipe stage then depends on no
+      net outside its run, and the model improves with the learner);
     * an agent spec — that agent's move from the seat's observation (built afresh for
       each label, as the harness builds agents per game);
 
@@ -119,11 +125,16 @@ class Teacher:
                                f"is not negative; got {weigh} with {guide!r}")
         self.temperature, self.weigh = float(temperature), float(weigh)
         self.belief = None
+        self.infer_learner, self.floor = infer == LEARNER, float(floor)
         if infer:
             if guide != "pimc":
                 raise PipslabError(f"infer weighs the pimc teacher's worlds, not {guide!r}'s")
-            from .belief import Belief
-            self.belief = Belief(infer, floor)
+            if self.infer_learner:
+                if not 0.0 <= floor < 1.0:
+                    raise PipslabError(f"infer: floor is a share from 0 to 1 (not 1), got {floor}")
+            else:
+                from .belief import Belief
+                self.belief = Belief(infer, floor)
         self.compiled = bool(compiled)
         self.num_actions = get_game(game).actions(options)
         self.search = guide_search(guide, game)
@@ -160,21 +171,33 @@ class Teacher:
         if self.search is not None:
             row = self._label_all([state], [rng], net)[0]
             return np.flatnonzero(row == row.max()).tolist()
-        totals = self.move_values(state, seat, rng)
+        totals = self.move_values(state, seat, rng, net)
         top = max(totals.values())
         return [b for b, v in totals.items() if v == top]
 
-    def move_values(self, state, seat: int, rng: np.random.Generator) -> dict:
+    def belief_of(self, net=None):
+        """The :class:`~pipslab.agents.belief.Belief` that weighs pimc's worlds (``None``:
+        uniform): the fixed model's, or with ``infer=learner`` one on ``net``."""
+        if not self.infer_learner:
+            return self.belief
+        if net is None:
+            raise PipslabError("infer=learner: the pimc teacher weighs its worlds by the learner's net; none was given")
+        from .belief import Belief
+        from .domino_net import NetEvaluator
+        return Belief(NetEvaluator.of(net), self.floor)
+
+    def move_values(self, state, seat: int, rng: np.random.Generator, net=None) -> dict:
         """The teacher's mean value of each legal move of ``seat``'s decision in ``state``
         (not ``ismcts``): the solver's values (outcome * 1000 + margin) averaged over
         ``pimc``'s worlds (weighed by the belief with ``infer``), of the true state
         (``oracle``), or 1 on an agent's move."""
         if self.guide == "oracle":
             return self.solver.move_values(state)
-        if self.guide == "pimc" and self.belief is not None:     # the weights sum to 1
+        belief = self.belief_of(net) if self.guide == "pimc" else None
+        if belief is not None:     # the weights sum to 1
             from pipslab.agents.search_dominoes import weighted_move_totals
             return weighted_move_totals(state.observe(seat), state.legal_actions(), rng, self.solver, self.samples,
-                                        self.belief, self.pimc)
+                                        belief, self.pimc)
         if self.guide == "pimc":
             from pipslab.agents.search_dominoes import pimc_move_totals
             totals = pimc_move_totals(state.observe(seat), state.legal_actions(), rng, self.solver, self.samples,
@@ -192,7 +215,7 @@ class Teacher:
             row[self.best_moves(state, seat, rng, net)] = 1
             return row
         from .solver import BIG             # the solver's unit of one hand won (loaded with the solver)
-        totals = self.move_values(state, seat, rng)
+        totals = self.move_values(state, seat, rng, net)
         moves = list(totals)
         raw = np.array([totals[b] for b in moves], dtype=np.float64)
         if self.temperature:
@@ -214,7 +237,7 @@ class Teacher:
         time, as :meth:`label`."""
         v = self.variant
         return (self.guide in ("pimc", "oracle") and self.pimc is not None and self.belief is None
-                and not self.temperature and not self.weigh and not self.phases and not v.draw and v.layout == "line"
+                and not self.infer_learner and not self.temperature and not self.weigh and not self.phases and not v.draw and v.layout == "line"
                 and v.opening == "highest_double")
 
     def label_many(self, S: np.ndarray, rows, rngs, openings, state_of=None, net=None) -> np.ndarray:
@@ -286,7 +309,7 @@ class Teacher:
         out = np.zeros((len(states), self.num_actions), dtype=LABELS)
         if self.search is None:
             for i, (state, rng) in enumerate(zip(states, rngs)):
-                out[i] = self.label(state, state.current_player, rng)
+                out[i] = self.label(state, state.current_player, rng, net)
             return out
         if net is None:
             raise PipslabError(f"--guide {self.guide}: the search needs the learner's net")

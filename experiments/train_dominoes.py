@@ -138,7 +138,7 @@ from pipslab.agents.domino_net import (ARCHS, NetAgent, NetPlayer, PolicyNet, en
                                        net_dict, net_from, net_spec, read_net, sample_actions)
 from pipslab.agents.registry import make_agent
 from pipslab.agents.search_dominoes import check_noise
-from pipslab.agents.teacher import LABELS, Teacher, guide_search
+from pipslab.agents.teacher import LABELS, LEARNER, Teacher, guide_search
 from pipslab.envs.errors import PipslabError
 from pipslab.envs.game import get_game
 
@@ -210,7 +210,7 @@ class TrainArgs(skeleton.TrainArgs):
     guide_samples: int = 6
     """pimc: worlds solved per label"""
     guide_infer: str = ""
-    """pimc: weigh its worlds by how likely the other seats' own moves were under this model (an evaluator with a prior: net, net:NAME), as pimc:infer does (default none)"""
+    """pimc: weigh its worlds by how likely the other seats' own moves were under this model (an evaluator with a prior: net, net:NAME; learner: the learner's own net), as pimc:infer does (default none)"""
     guide_floor: float = 0.1
     """pimc with --guide-infer: the share of a uniform choice mixed into the model's probabilities"""
     guide_temperature: float = 0.0
@@ -272,7 +272,10 @@ class TrainArgs(skeleton.TrainArgs):
         if self.guide_infer:
             if self.guide != "pimc":
                 raise PipslabError("--guide-infer weighs the worlds of the pimc teacher: give --guide pimc")
-            Belief(self.guide_infer, self.guide_floor)      # a model without a prior, a bad floor: one line
+            if self.guide_infer == LEARNER:
+                number(self, "guide_floor", 0, 0.999)
+            else:
+                Belief(self.guide_infer, self.guide_floor)      # a model without a prior, a bad floor: one line
         number(self, "guide_temperature", 0, 100)
         if self.guide_temperature and self.guide not in ("pimc", "oracle"):
             raise PipslabError("--guide-temperature softens the labels of the solver teachers: give --guide pimc or oracle")
@@ -321,10 +324,10 @@ class Replay:
 
     def __init__(self, size: int, folder: Path, width: int, num_actions: int, device):
         self.size, self.folder, self.device = size, Path(folder), device
-        self.X = torch.zeros((size, width), dtype=torch.float32, device=device)
-        self.M = torch.zeros((size, num_actions), dtype=torch.bool, device=device)
-        self.T = torch.zeros((size, num_actions), dtype=torch.float32, device=device)
-        self.R = torch.zeros(size, dtype=torch.float32, device=device)
+        self.X = torch.zeros((0, width), dtype=torch.float32, device=device)     # grown as rows come
+        self.M = torch.zeros((0, num_actions), dtype=torch.bool, device=device)
+        self.T = torch.zeros((0, num_actions), dtype=torch.float32, device=device)
+        self.R = torch.zeros(0, dtype=torch.float32, device=device)
         self.written = 0            # decisions added over the run
         self.kept_from = 0          # the first decision the last checkpoint's ring held
 
@@ -336,6 +339,14 @@ class Replay:
         lo = max(first, self.written - self.size)
         if lo >= first + len(X):
             return
+        need = min(self.size, self.written)
+        if len(self.X) < need:          # the ring grows (doubling) until it holds ``size``
+            grown = min(self.size, max(need, 2 * len(self.X)))
+            for name in ("X", "M", "T", "R"):
+                old = getattr(self, name)
+                new = torch.zeros((grown, *old.shape[1:]), dtype=old.dtype, device=self.device)
+                new[:len(old)] = old
+                setattr(self, name, new)
         slots = torch.arange(lo, first + len(X), device=self.device) % self.size
         k = lo - first
         self.X[slots] = torch.as_tensor(X[k:], device=self.device)

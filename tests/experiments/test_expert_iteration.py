@@ -341,3 +341,34 @@ def test_a_replayed_run_resumes_to_the_weights_of_one_run(tmp_path):
     assert all(torch.equal(w["one"][k], w["two"][k]) for k in w["one"])
     assert not all(torch.equal(w["one"][k], w["plain"][k]) for k in w["one"])
     assert len(list((tmp_path / "one" / "replay").glob("*.npz"))) < 4
+
+
+def test_the_learner_can_be_the_model_that_weighs_pimcs_worlds():
+    """``infer=learner``: each call's worlds are weighed by the net it is given — the same
+    labels as a teacher built on that net as a fixed model, from the same generators; no
+    net is one line; the trainer takes ``--guide-infer learner`` and checks its floor."""
+    from pipslab.agents.domino_net import NetEvaluator
+    from pipslab.agents.teacher import LEARNER
+    rng = random.Random(5)
+    states = [played_at_random(HAPPY_DRAW, rng, 6, 30) for _ in range(30)]
+    states = [s for s in states if not s.is_terminal and len(s.legal_actions()) > 1][:12]
+    player = _player("happy", {"mode": "draw"}, seed=3)
+    learner = Teacher("happy", {"mode": "draw"}, "pimc", 6, infer=LEARNER, floor=0.02)
+    fixed = Teacher("happy", {"mode": "draw"}, "pimc", 6, infer=NetEvaluator.of(player), floor=0.02)
+    uniform = Teacher("happy", {"mode": "draw"}, "pimc", 6)
+    gens = lambda: [np.random.default_rng([9, i]) for i in range(len(states))]
+    got = _label(learner, states, gens(), player)
+    np.testing.assert_array_equal(got, _label(fixed, states, gens(), None))
+    assert not learner.batched()
+    weighed = [learner.move_values(s, s.current_player, np.random.default_rng([9, i]), player)
+               for i, s in enumerate(states)]
+    flat = [uniform.move_values(s, s.current_player, np.random.default_rng([9, i])) for i, s in enumerate(states)]
+    assert weighed != flat          # the weights moved some value
+    with pytest.raises(PipslabError, match="none was given"):
+        _label(learner, states[:1], gens()[:1], None)
+    args = TrainArgs(game="happy", options={"mode": "draw"}, guide="pimc", epochs=0, guide_infer=LEARNER,
+                     guide_floor=1.0)
+    with pytest.raises(PipslabError, match="--guide-floor must lie in"):
+        args.validate()
+    args.guide_floor = 0.02
+    args.validate()
