@@ -81,9 +81,10 @@ the policy that played it, so what the teacher does not teach stays as it was;
 ``--replay N`` keeps the newest N labelled decisions (:class:`Replay`) and each update's
 imitation passes draw ``guide_epochs`` times its own labels' count from all of them.
 Why: the Happy draw net loses its hands after the boneyard drops below ten tiles, and a
-label fitted once, in its own update, taught it little there, where many late labels
-fitted in passes over a large set moved it (docs/training.md, "Where the draw net
-loses").
+label fitted once, in its own update, at a small step taught it little there; fitted
+offline in passes over a large set, labels of the whole hand by a stronger teacher moved
+it about a point (docs/training.md, "Where the draw net loses", which also has what these
+three measured in the trainer).
 
 With ``--epochs 0`` the teacher alone trains the policy — expert iteration (Anthony et
 al. 2017): the league's self-play games give the positions, search gives the targets,
@@ -316,11 +317,11 @@ class Replay:
     """The newest ``size`` labelled decisions of the run (``--replay``): their observations,
     masks, labels and returns, in a ring on the learner's device (decision number ``r``,
     counted over the run, in slot ``r % size``).  Why: a label fitted once, in its own
-    update, at a small step taught the draw net little; fitted in passes over a large
-    set it moved it (docs/training.md, "Where the draw net loses").  Each update's rows
-    are also written to ``FOLDER/FIRST.npz`` (FIRST: the number of its first decision), so
-    ``--resume`` refills the ring from the files a checkpoint needs; files no checkpoint
-    can need any more are removed."""
+    update, at a small step taught the draw net little; fitted offline in passes over a
+    large set, labels moved it (docs/training.md, "Where the draw net loses").  Each
+    update's rows are also written to ``FOLDER/FIRST.npz`` (FIRST: the number of its
+    first decision), so ``--resume`` refills the ring from the files a checkpoint needs;
+    files no checkpoint can need any more are removed."""
 
     def __init__(self, size: int, folder: Path, width: int, num_actions: int, device):
         self.size, self.folder, self.device = size, Path(folder), device
