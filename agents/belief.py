@@ -89,6 +89,13 @@ def _template(move: PastMove):
                                                   linked_history(view.history))
 
 
+def check_floor(floor) -> float:
+    """``floor`` as a float, or one line: a share of a uniform choice, in [0, 1)."""
+    if not 0.0 <= floor < 1.0:
+        raise PipslabError(f"infer: floor is a share from 0 to 1 (not 1), got {floor}")
+    return float(floor)
+
+
 class Belief:
     """Weights for worlds of one view under an opponent model (module docstring):
     ``Belief(model, floor)(view, worlds) -> weights`` summing to 1.  ``model``: an evaluator
@@ -99,9 +106,7 @@ class Belief:
         self.model = make_evaluator("dominoes", model) if isinstance(model, str) else as_evaluator("dominoes", model)
         if not has_prior(self.model):
             raise PipslabError(f"infer: the opponent model needs a prior (eval=net), got {model!r}")
-        if not 0.0 <= floor < 1.0:
-            raise PipslabError(f"infer: floor is a share from 0 to 1 (not 1), got {floor}")
-        self.floor = float(floor)
+        self.floor = check_floor(floor)
 
     def log_weights(self, view, worlds: Sequence) -> np.ndarray:
         """Per world (a state dealt from ``view``, or its hands by seat: all the weight

@@ -113,10 +113,10 @@ class Teacher:
                  phases=()):
         self.game, self.options, self.guide, self.samples = game, dict(options), guide, samples
         self.phases = frozenset(phases)
-        known = get_game(game).phases_of(options)
-        if self.phases - set(known):
-            raise PipslabError(f"phases: {', '.join(sorted(self.phases - set(known)))} is not a phase of "
-                               f"{get_game(game).variant_label(options)}; its phases: {', '.join(known)}")
+        try:
+            get_game(game).check_phases(sorted(self.phases), options)
+        except PipslabError as exc:
+            raise PipslabError(f"phases: {exc}") from None
         if temperature < 0 or temperature and guide not in ("pimc", "oracle"):
             raise PipslabError(f"a temperature softens the solver teachers' labels (pimc, oracle) and is not "
                                f"negative; got {temperature} with {guide!r}")
@@ -129,11 +129,10 @@ class Teacher:
         if infer:
             if guide != "pimc":
                 raise PipslabError(f"infer weighs the pimc teacher's worlds, not {guide!r}'s")
+            from .belief import Belief, check_floor
             if self.infer_learner:
-                if not 0.0 <= floor < 1.0:
-                    raise PipslabError(f"infer: floor is a share from 0 to 1 (not 1), got {floor}")
+                check_floor(floor)
             else:
-                from .belief import Belief
                 self.belief = Belief(infer, floor)
         self.compiled = bool(compiled)
         self.num_actions = get_game(game).actions(options)
@@ -237,8 +236,8 @@ class Teacher:
         time, as :meth:`label`."""
         v = self.variant
         return (self.guide in ("pimc", "oracle") and self.pimc is not None and self.belief is None
-                and not self.infer_learner and not self.temperature and not self.weigh and not self.phases and not v.draw and v.layout == "line"
-                and v.opening == "highest_double")
+                and not self.infer_learner and not self.temperature and not self.weigh and not self.phases
+                and not v.draw and v.layout == "line" and v.opening == "highest_double")
 
     def label_many(self, S: np.ndarray, rows, rngs, openings, state_of=None, net=None) -> np.ndarray:
         """The labels of many decisions at once: a :data:`LABELS` array of shape
@@ -295,11 +294,11 @@ class Teacher:
         (up to the last bits of the net's batched products); the others: one at
         a time, :meth:`label`.  With ``phases`` a decision in another phase gets an
         all-zero row and makes no draw."""
-        out = np.zeros((len(states), self.num_actions), dtype=LABELS)
         if self.phases:
             game = get_game(self.game)
             keep = [i for i, s in enumerate(states) if game.phase_of(s) in self.phases]
             if len(keep) < len(states):
+                out = np.zeros((len(states), self.num_actions), dtype=LABELS)
                 if keep:
                     out[keep] = self._label_all([states[i] for i in keep], [rngs[i] for i in keep], net)
                 return out

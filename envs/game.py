@@ -468,6 +468,15 @@ class Game:
             return ("game",)
         return tuple(self.phase_names(self.resolve(options or {})))
 
+    def check_phases(self, names, options: Optional[Mapping[str, Any]] = None) -> None:
+        """Every name a phase of the game with these options (:meth:`phases_of`), or one
+        line naming the others and listing its phases."""
+        known = self.phases_of(options)
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise PipslabError(f"{', '.join(map(repr, unknown))} is not a phase of "
+                               f"{self.variant_label(options or {})}; its phases: {', '.join(known)}")
+
     def new_state(self, rng, options: Optional[Mapping[str, Any]] = None):
         """A new game dealt from ``rng`` (a Generator, or a seed for one) — or, with the
         ``position`` option, that position."""

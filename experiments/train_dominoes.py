@@ -287,11 +287,10 @@ class TrainArgs(skeleton.TrainArgs):
         if self.guide_phases:
             if not self.guide:
                 raise PipslabError("--guide-phases chooses the decisions the teacher labels: give --guide")
-            known = get_game(self.game).phases_of(self.options)
-            unknown = [p for p in self.guide_phases if p not in known]
-            if unknown:
-                raise PipslabError(f"--guide-phases: {', '.join(map(repr, unknown))} is not a phase of "
-                                   f"{self.variant}; its phases: {', '.join(known)}")
+            try:
+                get_game(self.game).check_phases(self.guide_phases, self.options)
+            except PipslabError as exc:
+                raise PipslabError(f"--guide-phases: {exc}") from None
         whole(self, "replay", 0, 10**8)
         if (self.guide_keep or self.replay) and not (self.guide and self.guide_epochs):
             raise PipslabError(f"--{'guide-keep' if self.guide_keep else 'replay'} works on the imitation passes: "
@@ -315,13 +314,14 @@ class TrainArgs(skeleton.TrainArgs):
 # ------------------------------------------------------------------- the replay buffer
 class Replay:
     """The newest ``size`` labelled decisions of the run (``--replay``): their observations,
-    masks, labels and returns, in a ring on the learner's device (decision number ``r``,
-    counted over the run, in slot ``r % size``).  Why: a label fitted once, in its own
-    update, at a small step taught the draw net little; fitted offline in passes over a
-    large set, labels moved it (docs/training.md, "Where the draw net loses").  Each
-    update's rows are also written to ``FOLDER/FIRST.npz`` (FIRST: the number of its
-    first decision), so ``--resume`` refills the ring from the files a checkpoint needs;
-    files no checkpoint can need any more are removed."""
+    masks, labels (over their sums: the imitation targets) and returns, in a ring on the
+    learner's device (decision number ``r``, counted over the run, in slot ``r % size``).
+    Why: a label fitted once, in its own update, at a small step taught the draw net
+    little; fitted offline in passes over a large set, labels moved it (docs/training.md,
+    "Where the draw net loses").  Each update's rows are also written to
+    ``FOLDER/FIRST.npz`` (FIRST: the number of its first decision), so ``--resume``
+    refills the ring from the files a checkpoint needs; files no checkpoint can need any
+    more are removed."""
 
     def __init__(self, size: int, folder: Path, width: int, num_actions: int, device):
         self.size, self.folder, self.device = size, Path(folder), device
@@ -352,7 +352,8 @@ class Replay:
         k = lo - first
         self.X[slots] = torch.as_tensor(X[k:], device=self.device)
         self.M[slots] = torch.as_tensor(M[k:], device=self.device) != 0
-        self.T[slots] = torch.as_tensor(T[k:], device=self.device).float()
+        T = torch.as_tensor(T[k:], device=self.device).float()
+        self.T[slots] = T / T.sum(-1, keepdim=True).clamp(min=1.0)     # the imitation target, as ppo_update makes it
         self.R[slots] = torch.as_tensor(R[k:], device=self.device).float()
 
     def add(self, X, M, T, R) -> None:
@@ -908,9 +909,8 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
         if replay is not None:
             picked = rows.cpu().numpy()
             replay.add(batch.obs[picked], batch.masks[picked], batch.teacher[picked], batch.returns[picked])
-            Xl, legal_l, Tl, retl = replay.tensors()
+            Xl, legal_l, Tl, retl = replay.tensors()        # the labels already over their sums
             offl = ~legal_l
-            Tl = Tl / Tl.sum(-1, keepdim=True).clamp(min=1.0)
             draws = args.guide_epochs * len(rows)
             order = np.concatenate([rng.permutation(len(Xl)) for _ in range(-(-draws // len(Xl)))])[:draws]
             passes = [torch.from_numpy(order).to(device)]
