@@ -153,6 +153,7 @@ SELF_PLAY_DTYPE = np.float64
 
 # per game: the built-in league members and the curve's opponents (the variant's best
 # search agent at a small budget last); another domino game gets the first three
+PLAYS = ("sample", "greedy")
 LEAGUE = {"happy": ["random", "heaviest", "suits"],
           "troshin": ["random", "heaviest", "suits", "partner"],
           "triple": ["random", "heaviest", "suits", "greedy"]}
@@ -228,6 +229,10 @@ class TrainArgs(skeleton.TrainArgs):
     """teach a decision the teacher leaves unlabelled the policy that played it (what the teacher does not teach is kept)"""
     replay: int = 0
     """labelled decisions kept across updates, the newest (a replay buffer); each update's imitation passes draw guide-epochs times its own labels' count from it (0: each update's labels alone)"""
+    play: str = "sample"
+    """how the learner picks the moves it plays while it learns: sample (from its policy, as PPO needs) or greedy (its most likely move, as it plays in a tournament; imitation only, --epochs 0)"""
+    explore: float = 0.0
+    """--play greedy: the share of moves picked uniformly among the legal ones instead"""
     checkpoint_every: int = 10
     """updates between checkpoints"""
     game: str = field(default="happy", metadata={"cli": False})
@@ -295,6 +300,14 @@ class TrainArgs(skeleton.TrainArgs):
         if (self.guide_keep or self.replay) and not (self.guide and self.guide_epochs):
             raise PipslabError(f"--{'guide-keep' if self.guide_keep else 'replay'} works on the imitation passes: "
                                "give --guide with --guide-epochs")
+        if self.play not in PLAYS:
+            raise PipslabError(f"--play must be one of {', '.join(PLAYS)}, got {self.play!r}")
+        if self.play == "greedy" and self.epochs:
+            raise PipslabError("--play greedy plays moves the policy did not sample, which PPO cannot learn from: "
+                               "give --epochs 0 (imitation only)")
+        number(self, "explore", 0, 1)
+        if self.explore and self.play != "greedy":
+            raise PipslabError("--explore is the share of random moves of --play greedy")
         if self.guide_noise:
             if not self.guide or guide_search(self.guide, self.game) is None:
                 raise PipslabError("--guide-noise is the root noise of the ismcts teacher's search: give --guide ismcts")
@@ -638,18 +651,32 @@ class _Steps:
                      hands=hands, decisions=len(vals), results=results)
 
 
+def greedy_actions(logits: np.ndarray, masks: np.ndarray, u: np.ndarray, explore: float) -> np.ndarray:
+    """``--play greedy``: each row's most likely legal move, or — where its draw ``u`` falls
+    below ``explore`` — the legal move ``u / explore`` of the way along the legal ones
+    (uniform, from the one draw a sampled move takes).  Why: the positions a net is taught
+    in are then those it meets when it plays greedily, as in a tournament, with a few
+    off its line (the offline fits that moved the draw net were made so: docs/training.md)."""
+    best = np.where(masks > 0, logits, -np.inf).argmax(1)
+    for i in np.flatnonzero(u < explore).tolist():
+        legal = np.flatnonzero(masks[i])
+        best[i] = legal[min(len(legal) - 1, int(u[i] / explore * len(legal)))]
+    return best
+
+
 def _learner_moves(player: NetPlayer, args: TrainArgs, X, M, waiting, label_many, rngs, teacher, steps: _Steps,
                    num_actions: int, apply_all) -> None:
     """One forward pass for every learner decision waiting (``(hand, seat)`` pairs, their
     observation rows ``X`` and masks ``M``): sample each action from the hand's
-    generator, label (a share of) them by the teacher (``label_many(pairs)``: their
+    generator (``--play greedy``: :func:`greedy_actions` from the same draw), label (a
+    share of) them by the teacher (``label_many(pairs)``: their
     :data:`~pipslab.agents.teacher.LABELS` rows, all in one call), play them all with ``apply_all(hands, actions)``
     and add the rows to ``steps``.  Each hand's draws come in the same order: its action,
     its share, its teacher's."""
     logits, values = player.forward(X)
     probs = masked_softmax(logits, M)
     u = np.array([rngs[h].random() for h, _ in waiting])
-    chosen = sample_actions(probs, M, u)
+    chosen = greedy_actions(logits, M, u, args.explore) if args.play == "greedy" else sample_actions(probs, M, u)
     labels = np.zeros((len(waiting), num_actions), dtype=LABELS)
     if teacher is not None:
         sel = [i for i, (h, p) in enumerate(waiting) if rngs[h].random() < args.guide_share]
@@ -658,7 +685,7 @@ def _learner_moves(player: NetPlayer, args: TrainArgs, X, M, waiting, label_many
         if args.guide_keep:
             kept = labels.sum(-1) == 0
             labels[kept] = probs[kept]
-    logp = np.array([math.log(x) for x in probs[np.arange(len(waiting)), chosen].tolist()])
+    logp = np.array([math.log(x) if x > 0 else -math.inf for x in probs[np.arange(len(waiting)), chosen].tolist()])
     steps.add(X, M, chosen.astype(np.int64), logp, values.astype(np.float64), labels, list(waiting))
     apply_all([h for h, _ in waiting], chosen.tolist())
 
