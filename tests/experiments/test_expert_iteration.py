@@ -298,6 +298,28 @@ def test_kept_decisions_are_taught_the_policy_that_played_them():
     assert get_game("happy").phases_of({"mode": "draw"})[-1] == "boneyard empty"
 
 
+@pytest.mark.parametrize("explore", [0.0, 0.5])
+def test_greedy_play_moves_as_the_net_plays_in_a_tournament(explore):
+    """``play="greedy"``: every learner move is its net's most likely legal one, but for
+    about ``explore`` of them, each legal and drawn from the hand's own generator (the
+    same hands again play the same moves)."""
+    args = TrainArgs(game="happy", options={"mode": "draw"}, seed=5, guide="pimc", guide_samples=2, epochs=0,
+                     play="greedy", explore=explore, self_play=1.0)
+    args.validate()
+    player = _player("happy", {"mode": "draw"})
+    batch = play_hands(player, League(args), args, 0, 16, label=True)
+    logits, _ = player.forward(batch.obs)
+    best = np.where(batch.masks > 0, logits, -np.inf).argmax(1)
+    assert batch.masks[np.arange(len(batch.actions)), batch.actions].all()
+    off = float(np.mean(batch.actions != best))
+    if explore:
+        assert 0.1 < off < explore        # a random move is the best one now and then
+    else:
+        assert off == 0.0 and np.isfinite(batch.logp).all()
+    again = play_hands(player, League(args), args, 0, 16, label=True)
+    assert np.array_equal(again.actions, batch.actions)
+
+
 def test_the_replay_ring_keeps_the_newest_and_comes_back_from_its_files(tmp_path):
     """The ring holds the newest ``size`` decisions; a checkpoint's state refills an equal
     ring from the files, which are pruned once no checkpoint needs them; a missing file

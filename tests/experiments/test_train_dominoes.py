@@ -124,6 +124,10 @@ BAD_FLAGS_IN_A_PROCESS = (["happy", "--hands", "0"], ["happy", "--mode", "blocke
     (["happy", "--replay", "100"], "--replay works on the imitation passes"),
     (["happy", "--guide", "pimc", "--guide-keep", "--guide-epochs", "0"], "--guide-keep works on the imitation"),
     (["happy", "--guide", "pimc", "--replay", "-1"], "--replay must be a whole number from 0"),
+    (["happy", "--guide", "pimc", "--play", "greedy"], "--play greedy plays moves the policy did not sample"),
+    (["happy", "--guide", "pimc", "--epochs", "0", "--play", "best"], "--play must be one of sample, greedy"),
+    (["happy", "--explore", "0.1"], "--explore is the share of random moves of --play greedy"),
+    (["happy", "--guide", "pimc", "--epochs", "0", "--play", "greedy", "--explore", "2"], "--explore must lie in [0, 1]"),
 ])
 def test_bad_flags_give_one_line_and_exit_2(tmp_path, capfd, argv, message):
     """Each through the CLI's main in this process (its exit status and stderr, warnings
