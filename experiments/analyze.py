@@ -607,7 +607,7 @@ def run_analysis(args: AnalyzeArgs) -> AnalysisResult:
                                   args.plots)
             timings = {"analysis_s": round(t1 - t0, 2), "tables_s": round(time.perf_counter() - t1, 2)}
             run.update(results={"label": label, "reference": reference.label, "games": len(ids),
-                                "decisions": int((decisions["forced"].astype(str) != "True").sum()), **timings})
+                                "decisions": int((~_forced_and_loss(decisions)[0]).sum()), **timings})
     except PipslabError:
         if run.manifest is not None and (not args.resume or run.previous is None):
             _undo(out, existed)   # a fresh run refused midway (a damaged record) leaves nothing behind
@@ -713,8 +713,9 @@ def _write_tables(out: Path, summary, phases, decisions, reference, label: str, 
     atomic_write_text(out / "analysis.csv", summary.to_csv(index=False))
     atomic_write_text(out / "phases.csv", phases.to_csv(index=False))
     files = ["decisions.csv", "analysis.csv", "phases.csv", "analysis.md"]
-    un = decisions[decisions["forced"].astype(str) != "True"].copy()
-    un["loss"] = pd.to_numeric(un["loss"], errors="coerce")
+    forced, loss = _forced_and_loss(decisions)
+    un = decisions[~forced].copy()
+    un["loss"] = loss[~forced]
     worst = un.sort_values(["loss", "decision_id"], ascending=[False, True], kind="stable").head(WORST)
     exact = int((un["how"] == "exact").sum())
     md = [f"# Error rates: {label}, {n_games} games", "", f"`{command}`", "",
