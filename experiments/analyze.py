@@ -707,8 +707,6 @@ def _complete_games(found) -> set:
 
 def _write_tables(out: Path, summary, phases, decisions, reference, label: str, command: str, n_games: int,
                   plots: bool) -> List[str]:
-    import pandas as pd
-
     from .files import atomic_write_text
     atomic_write_text(out / "analysis.csv", summary.to_csv(index=False))
     atomic_write_text(out / "phases.csv", phases.to_csv(index=False))
