@@ -151,9 +151,10 @@ from .trainer import number, whole
 # depend on the worker count (NetPlayer's docstring)
 SELF_PLAY_DTYPE = np.float64
 
+PLAYS = ("sample", "greedy")   # --play: how the learner picks the moves it plays
+
 # per game: the built-in league members and the curve's opponents (the variant's best
 # search agent at a small budget last); another domino game gets the first three
-PLAYS = ("sample", "greedy")
 LEAGUE = {"happy": ["random", "heaviest", "suits"],
           "troshin": ["random", "heaviest", "suits", "partner"],
           "triple": ["random", "heaviest", "suits", "greedy"]}
@@ -229,6 +230,8 @@ class TrainArgs(skeleton.TrainArgs):
     """teach a decision the teacher leaves unlabelled the policy that played it (what the teacher does not teach is kept)"""
     replay: int = 0
     """labelled decisions kept across updates, the newest (a replay buffer); each update's imitation passes draw guide-epochs times its own labels' count from it (0: each update's labels alone)"""
+    fit_every: int = 1
+    """--replay: updates per round; the learner plays this many updates with its net unchanged, then the imitation passes draw guide-epochs times the round's labels' count from the buffer (a DAgger round; one round for the whole run: the offline fit)"""
     play: str = "sample"
     """how the learner picks the moves it plays while it learns: sample (from its policy, as PPO needs) or greedy (its most likely move, as it plays in a tournament; imitation only, --epochs 0)"""
     explore: float = 0.0
@@ -300,6 +303,10 @@ class TrainArgs(skeleton.TrainArgs):
         if (self.guide_keep or self.replay) and not (self.guide and self.guide_epochs):
             raise PipslabError(f"--{'guide-keep' if self.guide_keep else 'replay'} works on the imitation passes: "
                                "give --guide with --guide-epochs")
+        whole(self, "fit_every", 1, 10**8)
+        if self.fit_every > 1 and not (self.replay and not self.epochs):
+            raise PipslabError("--fit-every gathers rounds of labels in the replay buffer between fits: "
+                               "give --replay with --epochs 0 (imitation only)")
         if self.play not in PLAYS:
             raise PipslabError(f"--play must be one of {', '.join(PLAYS)}, got {self.play!r}")
         if self.play == "greedy" and self.epochs:
@@ -344,6 +351,7 @@ class Replay:
         self.R = torch.zeros(0, dtype=torch.float32, device=device)
         self.written = 0            # decisions added over the run
         self.kept_from = 0          # the first decision the last checkpoint's ring held
+        self.fitted = 0             # decisions added before the last fit (--fit-every)
 
     def __len__(self) -> int:
         return min(self.written, self.size)
@@ -397,11 +405,12 @@ class Replay:
             if b <= min(keep, self.kept_from):
                 files[a].unlink(missing_ok=True)
         self.kept_from = keep
-        return {"written": self.written}
+        return {"written": self.written, "fitted": self.fitted}
 
     def load(self, state: dict, where: Path) -> None:
         """The ring of a checkpoint (:meth:`state`), refilled from the files."""
         written = self.written = int(state["written"])
+        self.fitted = int(state.get("fitted", written))     # a checkpoint from before --fit-every fitted each update
         need = max(0, written - self.size)
         files = self.files()
         covered = written
@@ -863,14 +872,17 @@ def _play_compiled(player: NetPlayer, league: League, args: TrainArgs, variant, 
 
 
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: TrainArgs, update: int,
-               guide: float = 0.0, replay: Optional[Replay] = None) -> dict:
+               guide: float = 0.0, replay: Optional[Replay] = None, fit: bool = True) -> dict:
     """``epochs`` passes of minibatch Adam on the clipped surrogate + value loss −
     entropy bonus, over the masked policy; with ``guide`` > 0 plus ``guide`` times the
     cross-entropy between the policy and the teacher's label over its sum (uniform over
     its best moves, or the visit distribution) on the labelled decisions, then
     ``guide_epochs`` passes of that loss alone over them — or, with ``replay``, as many
     minibatches drawn from the buffer (the update's labelled decisions added to it
-    first), each buffer row once before any twice."""
+    first), each buffer row once before any twice.  With ``replay`` and not ``fit`` (a
+    round of ``--fit-every`` not yet over) the labels only join the buffer, and the
+    result is ``{}``: nothing was fitted; the round's last update draws ``guide_epochs``
+    times all the labels added since the last fit."""
     if not batch.decisions:
         return {"loss": 0.0, "entropy": 0.0, "value_loss": 0.0, "imitation": 0.0}
     # everything a minibatch needs, gathered once per minibatch (the same values the
@@ -936,9 +948,12 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
         if replay is not None:
             picked = rows.cpu().numpy()
             replay.add(batch.obs[picked], batch.masks[picked], batch.teacher[picked], batch.returns[picked])
+            if not fit:
+                return {}
             Xl, legal_l, Tl, retl = replay.tensors()        # the labels already over their sums
             offl = ~legal_l
-            draws = args.guide_epochs * len(rows)
+            draws = args.guide_epochs * (replay.written - replay.fitted)
+            replay.fitted = replay.written
             order = np.concatenate([rng.permutation(len(Xl)) for _ in range(-(-draws // len(Xl)))])[:draws]
             passes = [torch.from_numpy(order).to(device)]
         else:
@@ -1039,16 +1054,19 @@ class PPOTrainer(skeleton.Trainer):
         game = get_game(args.game)
         batch = steps.batch(finals, args.gae_lambda, args.batch_hands, game.observation_encoder(args.options).size,
                             game.actions(args.options), results, net=self.net)
-        stats = ppo_update(self.net, self.opt, batch, args, update, guide, self.replay)
+        fit = (update + 1) % args.fit_every == 0 or done + args.batch_hands >= args.hands   # a round's end, or the run's
+        stats = ppo_update(self.net, self.opt, batch, args, update, guide, self.replay, fit)
         self.league.record(batch.results)
         if not args.exploit and (update + 1) % args.snapshot_every == 0:
             self.league.add_snapshot(f"snapshot-{update + 1}", self.net)
-        return {"entropy": stats["entropy"], "value_loss": stats["value_loss"], "imitation": stats["imitation"],
-                "decisions": batch.decisions / max(batch.hands, 1)}
+        out = {k: stats[k] for k in ("entropy", "value_loss", "imitation") if k in stats}   # none between fits
+        return {**out, "decisions": batch.decisions / max(batch.hands, 1)}
 
     def shown(self, stats):
-        return {"entropy": f"{stats['entropy']:.2f}", "vloss": f"{stats['value_loss']:.3f}",
-                "imitation": f"{stats['imitation']:.3f}", "dec": f"{stats['decisions']:.1f}"}
+        out = {name: fmt.format(stats[key]) if key in stats else "-"      # "-": no fit this update
+               for name, key, fmt in (("entropy", "entropy", "{:.2f}"), ("vloss", "value_loss", "{:.3f}"),
+                                      ("imitation", "imitation", "{:.3f}"))}
+        return {**out, "dec": f"{stats['decisions']:.1f}"}
 
     def checkpoint(self, meta: dict, **extra) -> dict:
         if self.replay is not None:

@@ -365,6 +365,62 @@ def test_a_replayed_run_resumes_to_the_weights_of_one_run(tmp_path):
     assert len(list((tmp_path / "one" / "replay").glob("*.npz"))) < 4
 
 
+def test_a_round_of_fit_every_plays_unchanged_then_fits_all_its_labels(tmp_path):
+    """``fit_every``: an update inside a round only adds its labels to the buffer (nothing
+    fitted, the weights unchanged); the round's last draws ``guide_epochs`` times all the
+    round's labels, so one round over everything is that many passes over it (the
+    offline fit), where fitting each update draws per update."""
+    args = TrainArgs(game="happy", options={"mode": "draw"}, seed=3, guide="pimc", guide_samples=2, epochs=0,
+                     replay=10_000, fit_every=2, minibatch=64, hidden=[16], play="greedy", explore=0.1,
+                     self_play=1.0)
+    args.validate()
+    player = _player("happy", {"mode": "draw"})
+    net = PolicyNet(dict(net_spec("happy", {"mode": "draw"}), hidden=[16]))
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    opt = torch.optim.Adam(net.parameters(), lr=0.01)
+    game = get_game("happy")
+    ring = train_dominoes.Replay(args.replay, tmp_path / "r", game.observation_encoder(args.options).size,
+                                 game.actions(args.options), "cpu")
+    first = play_hands(player, League(args), args, 0, 8, label=True)
+    assert train_dominoes.ppo_update(net, opt, first, args, 0, 1.0, ring, fit=False) == {}
+    assert all(torch.equal(before[k], v) for k, v in net.state_dict().items()) and not opt.state
+    n1 = len(ring)
+    assert n1 == int((first.teacher.sum(-1) > 0).sum()) > 0 and ring.fitted == 0
+    second = play_hands(player, League(args), args, 8, 8, label=True)
+    stats = train_dominoes.ppo_update(net, opt, second, args, 1, 1.0, ring, fit=True)
+    assert math.isfinite(stats["imitation"]) and ring.fitted == ring.written == len(ring) > n1
+    steps = {int(s["step"]) for s in opt.state.values()}
+    assert steps == {-(-args.guide_epochs * len(ring) // args.minibatch)}
+    assert not all(torch.equal(before[k], v) for k, v in net.state_dict().items())
+
+
+def test_a_run_stopped_inside_a_round_resumes_to_the_weights_of_one_run(tmp_path, monkeypatch):
+    """A run stopped (SIGTERM, Ctrl-C) inside a round of ``fit_every`` refills the round's
+    labels from the buffer's files and ends with one straight run's weights; without
+    rounds (fitting each update) the weights differ."""
+    common = dict(game="happy", options={"mode": "draw"}, guide="pimc", guide_samples=2, epochs=0, hidden=[16],
+                  batch_hands=32, minibatch=128, checkpoint_every=1, eval_games=0, progress=False, seed=4,
+                  replay=5_000, hands=128)
+    train_dominoes.train(TrainArgs(fit_every=3, out=str(tmp_path / "one"), **common))
+    update, calls = train_dominoes.ppo_update, []
+
+    def stopped(*a, **k):
+        calls.append(k)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return update(*a, **k)
+
+    monkeypatch.setattr(train_dominoes, "ppo_update", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        train_dominoes.train(TrainArgs(fit_every=3, out=str(tmp_path / "two"), **common))
+    monkeypatch.setattr(train_dominoes, "ppo_update", update)
+    train_dominoes.train(TrainArgs(fit_every=3, out=str(tmp_path / "two"), resume=True, **common))
+    train_dominoes.train(TrainArgs(out=str(tmp_path / "each"), **common))
+    w = {k: torch.load(tmp_path / k / "net.pt", weights_only=True)["model"] for k in ("one", "two", "each")}
+    assert all(torch.equal(w["one"][k], w["two"][k]) for k in w["one"])
+    assert not all(torch.equal(w["one"][k], w["each"][k]) for k in w["one"])
+
+
 def test_the_learner_can_be_the_model_that_weighs_pimcs_worlds():
     """``infer=learner``: each call's worlds are weighed by the net it is given — the same
     labels as a teacher built on that net as a fixed model, from the same generators; no

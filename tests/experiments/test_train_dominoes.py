@@ -127,6 +127,9 @@ BAD_FLAGS_IN_A_PROCESS = (["happy", "--hands", "0"], ["happy", "--mode", "blocke
     (["happy", "--guide", "pimc", "--play", "greedy"], "--play greedy plays moves the policy did not sample"),
     (["happy", "--guide", "pimc", "--epochs", "0", "--play", "best"], "--play must be one of sample, greedy"),
     (["happy", "--explore", "0.1"], "--explore is the share of random moves of --play greedy"),
+    (["happy", "--guide", "pimc", "--epochs", "0", "--fit-every", "4"], "--fit-every gathers rounds of labels"),
+    (["happy", "--guide", "pimc", "--replay", "100", "--fit-every", "4"], "--fit-every gathers rounds of labels"),
+    (["happy", "--guide", "pimc", "--fit-every", "0"], "--fit-every must be a whole number from 1"),
     (["happy", "--guide", "pimc", "--epochs", "0", "--play", "greedy", "--explore", "2"], "--explore must lie in [0, 1]"),
 ])
 def test_bad_flags_give_one_line_and_exit_2(tmp_path, capfd, argv, message):
