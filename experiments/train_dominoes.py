@@ -79,12 +79,17 @@ game (``Game.phase_names``, as ``pipslab analyze`` splits error rates) whose dec
 the teacher labels; ``--guide-keep`` teaches every other decision the probabilities of
 the policy that played it, so what the teacher does not teach stays as it was;
 ``--replay N`` keeps the newest N labelled decisions (:class:`Replay`) and each update's
-imitation passes draw ``guide_epochs`` times its own labels' count from all of them.
-Why: the Happy draw net loses its hands after the boneyard drops below ten tiles, and a
-label fitted once, in its own update, at a small step taught it little there; fitted
-offline in passes over a large set, labels of the whole hand by a stronger teacher moved
-it about a point (docs/training.md, "Where the draw net loses", which also has what these
-three measured in the trainer).
+imitation passes draw ``guide_epochs`` times its own labels' count from all of them;
+``--fit-every K`` makes the updates rounds (DAgger's): the learner plays K updates with
+its net unchanged, their labels joining the buffer, and the round's last update draws
+``guide_epochs`` times all the round's labels — one round for the whole run is a fit in
+passes over a fixed set; ``--play greedy`` (with ``--explore E``) has the learner play
+its most likely move, E of them at random, so it is taught where it plays in a
+tournament.  Why: the Happy draw net loses its hands after the boneyard drops below ten
+tiles, and a label fitted once, in its own update, at a small step taught it little
+there; fitted offline in passes over a large set, labels of the whole hand by a stronger
+teacher moved it about a point (docs/training.md, "Where the draw net loses", which also
+has what these measured in the trainer).
 
 With ``--epochs 0`` the teacher alone trains the policy — expert iteration (Anthony et
 al. 2017): the league's self-play games give the positions, search gives the targets,
