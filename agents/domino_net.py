@@ -215,6 +215,30 @@ def net_from(data: dict, path) -> PolicyNet:
     return net
 
 
+def grow(start: PolicyNet, net: PolicyNet) -> PolicyNet:
+    """``net`` (freshly made, so its new units come from its own seed) set to compute
+    exactly what ``start`` computes (Net2Net's widening): ``start``'s weights in its
+    first units, the weights from each layer's new units into the next layer's old ones
+    and into the heads 0.  So a wider net starts where a trained one stopped and learns
+    from there.  One line unless the two differ in hidden widths alone, ``net``'s as many
+    layers and none narrower."""
+    a, b = start.config, net.config
+    same = {k: v for k, v in a.items() if k != "hidden"} == {k: v for k, v in b.items() if k != "hidden"}
+    if not same or len(a["hidden"]) != len(b["hidden"]) or any(w < o for w, o in zip(b["hidden"], a["hidden"])):
+        raise PipslabError(f"cannot grow a net for {a['variant']} with hidden {a['hidden']} ({a.get('arch', 'mlp')}) "
+                           f"into one for {b['variant']} with {b['hidden']} ({b.get('arch', 'mlp')}): only wider "
+                           "layers, as many, of the same variant and arch")
+    old, new = start.state_dict(), net.state_dict()
+    with torch.no_grad():
+        for name, w in old.items():            # a head's rows, like a same-sized layer's, are all old
+            v = new[name]
+            v[tuple(slice(0, s) for s in w.shape)] = w
+            if w.dim() == 2:
+                v[:w.shape[0], w.shape[1]:] = 0.0     # old units and the heads ignore the new units below
+    net.load_state_dict(new)
+    return net
+
+
 class NetPlayer:
     """A read-only numpy copy of a :class:`PolicyNet` for play and search.
 

@@ -140,7 +140,7 @@ import torch
 
 from pipslab.agents.base import Agent, Observation
 from pipslab.agents.belief import Belief
-from pipslab.agents.domino_net import (ARCHS, NetAgent, NetPlayer, PolicyNet, encoder_layout, masked_softmax,
+from pipslab.agents.domino_net import (ARCHS, NetAgent, NetPlayer, PolicyNet, encoder_layout, grow, masked_softmax,
                                        net_dict, net_from, net_spec, read_net, sample_actions)
 from pipslab.agents.registry import make_agent
 from pipslab.agents.search_dominoes import check_noise
@@ -1099,11 +1099,13 @@ class PPOTrainer(skeleton.Trainer):
     def init_from(self, path: str) -> None:
         from pipslab.agents.netfiles import net_path
         start = net_from(read_net(net_path(path)), path)
-        if start.config != self.config:
-            a, b = start.config, self.config
-            raise PipslabError(f"--init {path}: a net for {a['variant']} with hidden {a['hidden']} "
-                               f"({a.get('arch', 'mlp')}), not {b['variant']} with {b['hidden']} ({b.get('arch', 'mlp')})")
-        self.net.load_state_dict(start.state_dict())
+        if start.config == self.config:
+            self.net.load_state_dict(start.state_dict())
+            return
+        try:                                 # a narrower net: widened, its new units from the run's seed
+            grow(start, self.net)
+        except PipslabError as exc:
+            raise PipslabError(f"--init {path}: {exc}") from None
 
     def net_file(self, meta: dict) -> dict:
         return skeleton.on_cpu(net_dict(self.net, meta=meta))

@@ -60,7 +60,7 @@ class TrainArgs:
     resume: bool = False
     """continue the run in --out from its checkpoint"""
     init: str = ""
-    """start from this net's weights (a net file or checkpoint of the same game and sizes)"""
+    """start from this net's weights (a net file or checkpoint of the same game; a narrower one is widened)"""
     checkpoint_every: int = 10
     """updates between checkpoints"""
     eval_every: int = 50_000
@@ -523,7 +523,8 @@ class Trainer:
         raise NotImplementedError
 
     def init_from(self, path: str) -> None:
-        """Weights of another net file of the same game and sizes (``--init``)."""
+        """Weights of another net file of the same game (``--init``); a narrower net is widened
+        to the run's layers computing what it did, anything else is one line."""
         raise NotImplementedError
 
     def net_file(self, meta: dict) -> dict:

@@ -127,7 +127,7 @@ def test_init_refuses_a_net_of_the_other_arch(tmp_path):
     torch.save(net_dict(net), path)
     args = TrainArgs(game="happy", options={"mode": "draw"}, hands=64, batch_hands=64, hidden=[16], init=str(path),
                      eval_games=0, out=str(tmp_path / "run"), progress=False)
-    with pytest.raises(PipslabError, match=r"\(placements\), not happy-draw with \[16\] \(mlp\)"):
+    with pytest.raises(PipslabError, match=r"\(placements\) into one for happy-draw with \[16\] \(mlp\)"):
         train(args)
     args.arch = "placements"
     train(args)
