@@ -49,6 +49,26 @@ def test_one_and_two_worker_processes_give_the_same_guided_weights(tmp_path):
 
 
 @pytest.mark.slow
+def test_the_whole_hand_round_gives_the_same_weights_on_one_or_two_workers_and_again(tmp_path):
+    """The shipped draw round's flags (pimc weighed by the learner, a replay fitted every
+    few hands, greedy play with exploration, started from a net): workers and a rerun
+    change nothing, so the recipe's stage reproduces its net."""
+    start = dict(game="happy", options={"mode": "draw"}, hands=64, seed=2, hidden=[16], batch_hands=32,
+                 eval_games=0, progress=False)
+    td.train(td.TrainArgs(out=str(tmp_path / "start"), **start))
+    round_ = dict(game="happy", options={"mode": "draw"}, hands=96, seed=5, hidden=[16], batch_hands=32,
+                  minibatch=64, epochs=0, self_play=1.0, guide="pimc", guide_samples=2, guide_infer="learner",
+                  guide_floor=0.02, replay=5000, fit_every=48, play="greedy", explore=0.1,
+                  init=str(tmp_path / "start" / "net.pt"), eval_games=0, progress=False)
+    td.train(td.TrainArgs(out=str(tmp_path / "one"), **round_))
+    td.train(td.TrainArgs(out=str(tmp_path / "two"), workers=2, **round_))
+    td.train(td.TrainArgs(out=str(tmp_path / "again"), workers=2, **round_))
+    assert not _same(tmp_path / "start" / "net.pt", tmp_path / "one" / "net.pt")
+    assert _same(tmp_path / "one" / "net.pt", tmp_path / "two" / "net.pt")
+    assert _same(tmp_path / "two" / "net.pt", tmp_path / "again" / "net.pt")
+
+
+@pytest.mark.slow
 @pytest.mark.xdist_group("ray")   # one local Ray at a time under xdist
 def test_ray_on_a_two_node_cluster_gives_the_process_backends_weights(tmp_path):
     """Both trainers on a local two-node cluster (``ray.cluster_utils.Cluster``), in a
