@@ -50,9 +50,9 @@ def test_one_and_two_worker_processes_give_the_same_guided_weights(tmp_path):
 
 @pytest.mark.slow
 def test_the_whole_hand_round_gives_the_same_weights_on_one_or_two_workers_and_again(tmp_path):
-    """The shipped draw round's flags (pimc weighed by the learner, a replay fitted every
-    few hands, greedy play with exploration, started from a net): workers and a rerun
-    change nothing, so the recipe's stage reproduces its net."""
+    """The shipped draw round's flags (pimc weighed by the learner, the replay fitted in
+    one round at the run's end, greedy play with exploration, started from a net):
+    workers and a rerun change nothing, so the recipe's stage reproduces its net."""
     start = dict(game="happy", options={"mode": "draw"}, hands=64, seed=2, hidden=[16], batch_hands=32,
                  eval_games=0, progress=False)
     td.train(td.TrainArgs(out=str(tmp_path / "start"), **start))
