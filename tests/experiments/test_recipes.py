@@ -20,7 +20,7 @@ from pipslab.experiments.recipe import load_recipe, recipe_names
 from harness_helpers import pipslab_here
 
 NETS = Path(__file__).resolve().parents[2] / "agents" / "nets"
-SHIPPED = ("backgammon", "backgammon-v1", "happy-block", "happy-block-v1", "happy-draw",
+SHIPPED = ("backgammon", "backgammon-v1", "happy-block", "happy-block-v1", "happy-block-v2", "happy-draw",
            "troshin-3", "troshin-4-pairs", "triple-3")
 
 
