@@ -92,7 +92,7 @@ def test_compiled_moves_agree_with_the_python_loop_s_over_many_positions():
     87% agreement against 83% between two Python seeds, 83% between two compiled seeds;
     distances 0.052 and 0.065 — the margins allow other BLAS builds their last bits, not a
     different search).  The net is named, not the variant's current one: how often two
-    searches agree at 300 iterations is the net's (77% and 80% with the current one)."""
+    searches agree at 300 iterations is the net's (77% and 80% with `happy-block-v3`)."""
     agent = make_agent("ismcts:eval=net:happy-block-v2", "happy")
     views = _views(_decisions(HAPPY_BLOCK, 30, seed=21))
     ev, seeds = agent.evaluator, list(range(30))

@@ -20,8 +20,8 @@ from pipslab.experiments.recipe import load_recipe, recipe_names
 from harness_helpers import pipslab_here
 
 NETS = Path(__file__).resolve().parents[2] / "agents" / "nets"
-SHIPPED = ("backgammon", "backgammon-v1", "happy-block", "happy-block-v1", "happy-block-v2", "happy-draw",
-           "troshin-3", "troshin-4-pairs", "triple-3")
+SHIPPED = ("backgammon", "backgammon-v1", "happy-block", "happy-block-v1", "happy-block-v2", "happy-block-v3",
+           "happy-draw", "troshin-3", "troshin-4-pairs", "triple-3")
 
 
 def _weights(path: Path) -> dict:
