@@ -21,6 +21,7 @@ from harness_helpers import pipslab_here
 
 NETS = Path(__file__).resolve().parents[2] / "agents" / "nets"
 SHIPPED = ("backgammon", "backgammon-v1", "happy-block", "happy-block-v1", "happy-block-v2", "happy-block-v3",
+           "happy-block-v4",
            "happy-draw", "troshin-3", "troshin-4-pairs", "triple-3")
 
 
