@@ -101,7 +101,13 @@ class PolicyNet(nn.Module):
       last hidden layer; DRAW and PASS stay readouts.  Why: the facts that make a
       placement good (the number it leaves open, who can follow it) are the same for
       every tile, so one function of them learns from every label at once (what it
-      bought: docs/training.md)."""
+      bought: docs/training.md).
+
+    ``mirror`` (config ``"mirror": true``; Happy and Troshin, whose line has two ends the
+    rules treat alike): the net reads every row in one canonical form — the line turned
+    round where its first end shows the higher number — and its placement logits are
+    turned back, so a position and its mirror get mirrored policies and one value by
+    construction, and every label teaches both (what it bought: docs/training.md)."""
 
     def __init__(self, config: dict):
         super().__init__()
@@ -115,6 +121,11 @@ class PolicyNet(nn.Module):
         self.config.pop("arch", None)
         if arch != "mlp":                    # an mlp's config stays as it always was
             self.config["arch"] = arch
+        self.config.pop("mirror", None)
+        self.mirror = None
+        if config.get("mirror"):
+            self.config["mirror"] = True
+            self.mirror = Mirror(self.config)
         layers, width = [], int(config["inputs"])
         for h in hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
@@ -135,6 +146,13 @@ class PolicyNet(nn.Module):
         self.policy = nn.Linear(width, int(config["actions"]) - 28 * self.layout.n_ends)      # DRAW, PASS
 
     def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        if self.mirror is None:
+            return self.forward_canonical(x)
+        flip = torch.from_numpy(self.mirror.layout.mirrored(x.detach().cpu().numpy())).to(x.device)[:, None]
+        logits, value = self.forward_canonical(torch.where(flip, x[:, self.mirror.inputs], x))
+        return torch.where(flip, logits[:, self.mirror.actions], logits), value
+
+    def forward_canonical(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         h = self.body(x)
         value = torch.tanh(self.value(h)).squeeze(-1)
         if self.layout is None:
@@ -150,6 +168,20 @@ class PolicyNet(nn.Module):
         place = torch.zeros(x.shape[0], 28, self.layout.n_ends, dtype=x.dtype, device=x.device)
         place = place.index_put((rows_t, torch.from_numpy(tiles).to(x.device)), self.place_out(g).squeeze(-1))
         return torch.cat([place.reshape(x.shape[0], -1), self.policy(h)], 1), value
+
+
+class Mirror:
+    """The canonical form of a ``mirror`` net (:class:`PolicyNet`): the encoder's layout
+    and the two permutations, of the inputs and of the action ids, that turn a line round
+    (:meth:`~pipslab.envs.dominoes.encoding.TileLayout.mirror_inputs`)."""
+
+    def __init__(self, config: dict):
+        self.layout = encoder_layout(config)
+        try:
+            self.inputs = self.layout.mirror_inputs(int(config["inputs"]))
+        except ValueError as exc:
+            raise PipslabError(f"a mirror net for {config['variant']}: {exc}") from None
+        self.actions = self.layout.mirror_actions(int(config["actions"]))
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -220,10 +252,12 @@ def grow(start: PolicyNet, net: PolicyNet) -> PolicyNet:
     exactly what ``start`` computes (Net2Net's widening): ``start``'s weights in its
     first units, the weights from each layer's new units into the next layer's old ones
     and into the heads 0.  So a wider net starts where a trained one stopped and learns
-    from there.  One line unless the two differ in hidden widths alone, ``net``'s as many
-    layers and none narrower."""
+    from there.  One line unless the two differ in hidden widths (``net``'s as many layers
+    and none narrower) and ``mirror`` alone: a mirror net grown from a plain one computes
+    the plain one's function on each row's canonical form, which it then learns on."""
     a, b = start.config, net.config
-    same = {k: v for k, v in a.items() if k != "hidden"} == {k: v for k, v in b.items() if k != "hidden"}
+    same = ({k: v for k, v in a.items() if k not in ("hidden", "mirror")}
+            == {k: v for k, v in b.items() if k not in ("hidden", "mirror")})
     if not same or len(a["hidden"]) != len(b["hidden"]) or any(w < o for w, o in zip(b["hidden"], a["hidden"])):
         raise PipslabError(f"cannot grow a net for {a['variant']} with hidden {a['hidden']} ({a.get('arch', 'mlp')}) "
                            f"into one for {b['variant']} with {b['hidden']} ({b.get('arch', 'mlp')}): only wider "
@@ -264,6 +298,7 @@ class NetPlayer:
         if self.layout is not None:
             self.place = [linear(net.place_in), linear(net.place_context)[0], linear(net.place_hidden),
                           linear(net.place_out)]
+        self.mirror = net.mirror
         g = get_game(self.config["game"])
         self.encode = g.observation_encoder(self.config["options"]).encode
 
@@ -271,6 +306,18 @@ class NetPlayer:
         """``(logits (k, actions), values (k,))`` of ``k`` observation rows (the
         :class:`PolicyNet`'s own arithmetic)."""
         x = np.asarray(x, dtype=self.dtype)
+        if self.mirror is None:
+            return self.forward_canonical(x)
+        flip = self.mirror.layout.mirrored(x)
+        if not flip.any():
+            return self.forward_canonical(x)
+        x = x.copy()
+        x[flip] = x[flip][:, self.mirror.inputs]
+        logits, values = self.forward_canonical(x)
+        logits[flip] = logits[flip][:, self.mirror.actions]
+        return logits, values
+
+    def forward_canonical(self, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         h = x
         for w, b in self.body:
             h = h @ w

@@ -197,12 +197,17 @@ def card_text(data: dict, curve_png: str, curve_csv: str) -> str:
     L += ["## What it is", "",
           f"- {net['inputs']} inputs, hidden layers {', '.join(map(str, net['hidden'])) or 'none'}, "
           f"{net['outputs']} outputs; {net['parameters']:,} parameters, float32, read with "
-          "`torch.load(weights_only=True)`.", ""]
-    L += ["## How it was trained", ""]
+          "`torch.load(weights_only=True)`."]
+    mirror = net.get("config", {}).get("mirror")
+    if mirror:
+        L += ["- A mirror net: it reads each position with the line turned to one canonical order "
+              "(`--mirror`, docs/training.md)."]
+    L += ["", "## How it was trained", ""]
     if data.get("start"):
+        same = "the same function at the start" + (", on each position's canonical form" if mirror else "")
         L += [f"Its first stage starts from the shipped net `{data['start']}` (`{data['start']}.md`, retrained by "
               f"`pipslab train --recipe {data['start']} --out DIR`), grown to this net's inputs and layers where "
-              "they differ (the same function at the start).", ""]
+              f"they differ ({same}).", ""]
     if data.get("full_scale"):
         L += [f"It is exactly the output of its recipe at full scale: `{data['recipe_command']}` "
               f"(`experiments/recipes/{name}.toml`), stages chained by the trainer.", ""]

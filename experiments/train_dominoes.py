@@ -179,6 +179,8 @@ class TrainArgs(skeleton.TrainArgs):
     """hidden layer sizes"""
     arch: str = "mlp"
     """the net: mlp (every action's logit read from the last hidden layer) or placements (every placement scored by one shared small net of its tile and the ends it meets)"""
+    mirror: bool = False
+    """the net reads each position with the line turned to one canonical order (Happy, Troshin: the rules treat the two ends alike), so every label teaches a position and its mirror"""
     lr: float = 3e-4
     """Adam's step size"""
     batch_hands: int = 512
@@ -272,6 +274,8 @@ class TrainArgs(skeleton.TrainArgs):
             raise PipslabError(f"--arch must be one of {', '.join(ARCHS)}, got {self.arch!r}")
         if self.arch != "mlp":
             encoder_layout(net_spec(self.game, self.options))     # one line where the encoder declares none
+        if self.mirror and encoder_layout(net_spec(self.game, self.options)).n_ends != 2:
+            raise PipslabError(f"--mirror turns a line of two ends round; {self.variant}'s has more")
         if not self.hidden or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 4096
                                   for h in self.hidden):
             raise PipslabError(f"--hidden must list layer sizes from 1 to 4096, got {self.hidden!r}")
@@ -1028,7 +1032,7 @@ class PPOTrainer(skeleton.Trainer):
     def __init__(self, args: TrainArgs, device):
         super().__init__(args, device)
         self.net = PolicyNet(dict(net_spec(args.game, args.options), hidden=list(args.hidden),
-                                  arch=args.arch)).to(device)
+                                  arch=args.arch, mirror=args.mirror)).to(device)
         self.config = dict(self.net.config)
         self.net.train()
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.lr)

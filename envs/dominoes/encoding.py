@@ -104,6 +104,30 @@ class TileLayout:
     def n_ends(self) -> int:
         return len(self.ends)
 
+    def mirror_inputs(self, size: int) -> np.ndarray:
+        """The index permutation of an observation of ``size`` floats that swaps the two
+        ends' one-hots (a line of two ends only): the same view seen with the line turned
+        round.  Nothing else an encoder writes depends on which end is which."""
+        if self.n_ends != 2:
+            raise ValueError(f"the mirror turns a line of two ends round; this one has {self.n_ends}")
+        perm = np.arange(size)
+        a, b = self.ends
+        perm[a:a + 8], perm[b:b + 8] = np.arange(b, b + 8), np.arange(a, a + 8)
+        return perm
+
+    def mirror_actions(self, actions: int) -> np.ndarray:
+        """The permutation of ``actions`` action ids that puts every placement on the
+        other end (``tile * 2 + end -> tile * 2 + 1 - end``); DRAW and PASS stay."""
+        perm = np.arange(actions)
+        perm[:2 * N_TILES] = np.arange(2 * N_TILES) ^ 1
+        return perm
+
+    def mirrored(self, x: np.ndarray) -> np.ndarray:
+        """Which rows of ``x`` the canonical form turns round: those whose first end shows
+        a higher number than the second (7, the empty table, counts highest)."""
+        a, b = self.ends
+        return np.argmax(x[:, a:a + 8], axis=1) > np.argmax(x[:, b:b + 8], axis=1)
+
     def held_tiles(self, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """``(rows, tiles)``: every tile in the viewer's hand, row by row — the only tiles
         a placement can take, so the only ones :meth:`placement_features` is asked of."""
