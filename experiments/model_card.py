@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import platform
+import re
 from pathlib import Path
 from typing import List, Optional
 
@@ -18,8 +19,15 @@ CARD_VERSION = 1
 
 
 def _rel(text, out: Path) -> str:
-    """``text`` with the run folder written ``DIR``."""
-    return str(text).replace(str(out.resolve()), "DIR").replace(str(out), "DIR") if text is not None else ""
+    """``text`` with the run folder written ``DIR`` — only where it stands as a whole path
+    (after a space, ``=`` or the start, before ``/``, a space or the end), so a folder
+    named ``rec`` leaves ``--recipe`` alone."""
+    if text is None:
+        return ""
+    text = str(text)
+    for folder in (str(out.resolve()), str(out)):
+        text = re.sub(r"(?<![^\s=])" + re.escape(folder) + r"(?=[/\s]|$)", "DIR", text)
+    return text
 
 
 def _net_summary(net_file: Path, game: str) -> dict:

@@ -64,8 +64,9 @@ def test_every_shipped_card_is_the_text_of_its_data(name):
 
 
 @pytest.mark.slow
-def test_a_recipe_runs_from_nothing_at_a_small_scale(tmp_path, capfd):
-    out = tmp_path / "r"
+def test_a_recipe_runs_from_nothing_at_a_small_scale(tmp_path, capfd, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = Path("rec")             # a relative folder whose name starts "--recipe": the card keeps the flag
     r = pipslab_here(capfd, "train", "--recipe", "happy-block-v1", "--scale", "0.002", "--out", str(out),
                      "--no-progress")
     assert r.returncode == 0, r.stderr
@@ -75,6 +76,8 @@ def test_a_recipe_runs_from_nothing_at_a_small_scale(tmp_path, capfd):
     assert "A scaled run" in card and str(tmp_path) not in card and "stages/2-expert-iteration" in card
     data = json.loads((out / "card.json").read_text())
     assert [s["name"] for s in data["stages"]] == ["ppo-league", "expert-iteration"]
+    assert data["recipe_command"] == "pipslab train --recipe happy-block-v1 --out DIR --scale 0.002"
+    assert "--out DIR/stages/2-expert-iteration --init DIR/stages/1-ppo-league/net.pt" in data["stages"][1]["command"]
     assert len(data["evaluation"]["rows"]) == 3
     # stage 2 started from stage 1's net inside the run folder
     stage2 = json.loads((out / "stages" / "2-expert-iteration" / "run.json").read_text())
