@@ -66,7 +66,7 @@ def test_every_shipped_card_is_the_text_of_its_data(name):
 @pytest.mark.slow
 def test_a_recipe_runs_from_nothing_at_a_small_scale(tmp_path, capfd, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    out = Path("rec")             # a relative folder whose name starts "--recipe": the card keeps the flag
+    out = Path("rec")             # a relative folder named like the start of "--recipe": the card keeps the flag whole
     r = pipslab_here(capfd, "train", "--recipe", "happy-block-v1", "--scale", "0.002", "--out", str(out),
                      "--no-progress")
     assert r.returncode == 0, r.stderr
