@@ -148,7 +148,7 @@ class PolicyNet(nn.Module):
     def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         if self.mirror is None:
             return self.forward_canonical(x)
-        flip = torch.from_numpy(self.mirror.layout.mirrored(x.detach().cpu().numpy())).to(x.device)[:, None]
+        flip = self.mirror.layout.mirrored(x.detach())[:, None]
         logits, value = self.forward_canonical(torch.where(flip, x[:, self.mirror.inputs], x))
         return torch.where(flip, logits[:, self.mirror.actions], logits), value
 

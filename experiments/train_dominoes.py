@@ -140,8 +140,8 @@ import torch
 
 from pipslab.agents.base import Agent, Observation
 from pipslab.agents.belief import Belief
-from pipslab.agents.domino_net import (ARCHS, NetAgent, NetPlayer, PolicyNet, encoder_layout, grow, masked_softmax,
-                                       net_dict, net_from, net_spec, read_net, sample_actions)
+from pipslab.agents.domino_net import (ARCHS, Mirror, NetAgent, NetPlayer, PolicyNet, encoder_layout, grow,
+                                       masked_softmax, net_dict, net_from, net_spec, read_net, sample_actions)
 from pipslab.agents.registry import make_agent
 from pipslab.agents.search_dominoes import check_noise
 from pipslab.agents.teacher import LABELS, LEARNER, Teacher, guide_search
@@ -274,8 +274,11 @@ class TrainArgs(skeleton.TrainArgs):
             raise PipslabError(f"--arch must be one of {', '.join(ARCHS)}, got {self.arch!r}")
         if self.arch != "mlp":
             encoder_layout(net_spec(self.game, self.options))     # one line where the encoder declares none
-        if self.mirror and encoder_layout(net_spec(self.game, self.options)).n_ends != 2:
-            raise PipslabError(f"--mirror turns a line of two ends round; {self.variant}'s has more")
+        if self.mirror:
+            try:
+                Mirror(net_spec(self.game, self.options))      # the one place that says which lines turn round
+            except PipslabError as exc:
+                raise PipslabError(f"--mirror: {exc}") from None
         if not self.hidden or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 4096
                                   for h in self.hidden):
             raise PipslabError(f"--hidden must list layer sizes from 1 to 4096, got {self.hidden!r}")

@@ -122,11 +122,13 @@ class TileLayout:
         perm[:2 * N_TILES] = np.arange(2 * N_TILES) ^ 1
         return perm
 
-    def mirrored(self, x: np.ndarray) -> np.ndarray:
+    def mirrored(self, x):
         """Which rows of ``x`` the canonical form turns round: those whose first end shows
-        a higher number than the second (7, the empty table, counts highest)."""
+        a higher number than the second (7, the empty table, counts highest).  ``x`` a
+        numpy array or a torch tensor, answered in kind and on its device (the training
+        pass asks of its batch where it lies)."""
         a, b = self.ends
-        return np.argmax(x[:, a:a + 8], axis=1) > np.argmax(x[:, b:b + 8], axis=1)
+        return x[:, a:a + 8].argmax(1) > x[:, b:b + 8].argmax(1)
 
     def held_tiles(self, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """``(rows, tiles)``: every tile in the viewer's hand, row by row — the only tiles

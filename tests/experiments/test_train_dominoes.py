@@ -118,7 +118,8 @@ BAD_FLAGS_IN_A_PROCESS = (["happy", "--hands", "0"], ["happy", "--mode", "blocke
     (["triple", "--hidden", "0"], "--hidden must list layer sizes"),
     (["happy", "--hidden", "a,b"], "comma-separated ints"),
     (["happy", "--arch", "wide"], "--arch must be one of mlp, placements"),
-    (["triple", "--mirror"], "--mirror turns a line of two ends round; triple-2's has more"),
+    (["triple", "--mirror"], "--mirror: a mirror net for triple-2: the mirror turns a line of two ends round; "
+                              "this one has 4"),
     (["happy", "--league", "", "--self-play", "0"], "--league is empty"),
     (["happy", "--guide-phases", "1-2 in hand"], "--guide-phases chooses the decisions the teacher labels"),
     (["happy", "--guide", "pimc", "--guide-phases", "boneyard empty"], "'boneyard empty' is not a phase of happy-block"),
