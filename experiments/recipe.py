@@ -13,7 +13,9 @@ evaluation through the tournament harness (``evaluation/``), and the generated m
 (``model-card.md`` from ``card.json``; :mod:`pipslab.experiments.model_card`).  A stage
 after the first starts from the previous stage's ``net.pt`` inside the run folder, never
 from a file outside it; the first starts from fresh weights, or from a shipped net the
-recipe names (``start = "NAME"``, itself retrained by its own recipe).  ``--scale F``
+recipe names (``start = "NAME"``, itself retrained by its own recipe).  Likewise a stage's
+``replay_from = "STAGE"`` takes the labels of an earlier stage of the same run, from its
+folder (the trainer's ``--replay-from``).  ``--scale F``
 multiplies every budget — stages, schedules, evaluation games — so a recipe can be
 smoke-tested in seconds.
 """
@@ -172,6 +174,12 @@ def parse_recipe(name: str, data: dict, text: str, where: str) -> Recipe:
                 raise PipslabError(f"{at}: {key} must be {getattr(outer, '__name__', outer)}, got {kind_of(value)} "
                                    f"{excerpt(value)}")
             settings[key] = value
+        source = settings.get("replay_from")
+        if source is not None and source not in [s.name for s in stages]:
+            raise PipslabError(f"{at}: replay_from must name an earlier stage (its labels, in this run's folder), got "
+                               f"{excerpt(source)}; earlier: {', '.join(s.name for s in stages) or 'none'}")
+        if source is not None and not settings.get("replay"):
+            raise PipslabError(f"{at}: replay_from fills the replay buffer with an earlier stage's labels: give replay")
         stages.append(Stage(sname, budget, settings))
     ev = _need(data, "evaluation", dict, where)
     unknown = sorted(set(ev) - {"against", "games", "seed"})
@@ -222,6 +230,9 @@ def stage_args(recipe: Recipe, index: int, out: Path, scale: float, run_settings
     if args.eval_games:
         args.eval_games = scaled(args.eval_games, scale, MIN_EVAL_GAMES)
     args.out = str(stage_dir(out, recipe, index))
+    if st.settings.get("replay_from"):      # an earlier stage's name: its folder in this run
+        names = [s.name for s in recipe.stages]
+        args.replay_from = str(stage_dir(out, recipe, names.index(st.settings["replay_from"])))
     if index > 0:
         args.init = str(stage_dir(out, recipe, index - 1) / "net.pt")
     else:
@@ -252,6 +263,9 @@ def run_recipe(name: str, out: str, resume: bool = False, scale: float = 1.0, pr
     probe = [stage_args(recipe, i, Path(out), scale, run_settings) for i in range(len(recipe.stages))]
     for i, a in enumerate(probe):
         init, a.init = a.init, ""
+        source = getattr(a, "replay_from", "")
+        if source:
+            a.replay_from = ""              # an earlier stage, not there yet; parse_recipe checked the name
         if not a.eval_against:
             a.eval_against = list(trainer.default_against(a))
         try:
@@ -259,6 +273,8 @@ def run_recipe(name: str, out: str, resume: bool = False, scale: float = 1.0, pr
         except PipslabError as exc:
             raise PipslabError(f"recipe {recipe.name}, stage {i + 1} ({recipe.stages[i].name}): {exc}") from None
         a.init = init
+        if source:
+            a.replay_from = source
     skeleton.resolve_device(run_settings.get("device", "auto"))
     if run_settings.get("backend") == "ray":
         skeleton.check_ray()

@@ -85,11 +85,14 @@ its net unchanged, their labels joining the buffer, and the round's last update 
 ``guide_epochs`` times all the round's labels — one round for the whole run is a fit in
 passes over a fixed set; ``--play greedy`` (with ``--explore E``) has the learner play
 its most likely move, E of them at random, so it is taught where it plays in a
-tournament.  Why: the Happy draw net loses its hands after the boneyard drops below ten
+tournament; ``--replay-from RUN`` starts the buffer with the labels a finished run's
+last ring held (:func:`label_source`), so a second round is fitted over the first
+round's labels beside its own.  Why: the Happy draw net loses its hands after the boneyard drops below ten
 tiles, and a label fitted once, in its own update, at a small step taught it little
 there; fitted offline in passes over a large set, labels of the whole hand by a stronger
 teacher moved it about a point (docs/training.md, "Where the draw net loses", which also
-has what these measured in the trainer).
+has what these measured in the trainer), and a fit moved it with the size of its set,
+not with the rounds before it.
 
 With ``--epochs 0`` the teacher alone trains the policy — expert iteration (Anthony et
 al. 2017): the league's self-play games give the positions, search gives the targets,
@@ -237,6 +240,8 @@ class TrainArgs(skeleton.TrainArgs):
     """teach a decision the teacher leaves unlabelled the policy that played it (what the teacher does not teach is kept)"""
     replay: int = 0
     """labelled decisions kept across updates, the newest (a replay buffer); each update's imitation passes draw guide-epochs times its own labels' count from it (0: each update's labels alone)"""
+    replay_from: str = ""
+    """--replay: a finished run folder of the same game and options whose buffer (the labelled decisions its last ring held) fills this run's before the first update, joining the first round's labels (in a recipe: an earlier stage's name)"""
     fit_every: int = 1
     """--replay: updates per round; the learner plays this many updates with its net unchanged, then the imitation passes draw guide-epochs times the round's labels' count from the buffer (a DAgger round; one round for the whole run: the offline fit)"""
     play: str = "sample"
@@ -315,6 +320,10 @@ class TrainArgs(skeleton.TrainArgs):
         if (self.guide_keep or self.replay) and not (self.guide and self.guide_epochs):
             raise PipslabError(f"--{'guide-keep' if self.guide_keep else 'replay'} works on the imitation passes: "
                                "give --guide with --guide-epochs")
+        if self.replay_from:
+            if not self.replay:
+                raise PipslabError("--replay-from fills the replay buffer with another run's labels: give --replay")
+            label_source(self.replay_from, self.game, self.options)
         whole(self, "fit_every", 1, 10**8)
         if self.fit_every > 1 and not (self.replay and not self.epochs):
             raise PipslabError("--fit-every gathers rounds of labels in the replay buffer between fits: "
@@ -400,6 +409,32 @@ class Replay:
         first, self.written = self.written, self.written + len(X)
         self._put(first, X, M, T, R)
 
+    def take(self, source: "LabelSource") -> int:
+        """The decisions another run's last ring held (``--replay-from``), added as this
+        run's first, in their order; returns how many.  Whole files are copied, not
+        compressed again."""
+        import shutil
+
+        from .files import atomic_path
+        taken = 0
+        for first, path in source.files:
+            try:
+                with np.load(path) as d:
+                    X, M, T, R = d["X"], d["M"], d["T"], d["R"]
+            except (OSError, ValueError, KeyError):
+                raise PipslabError(f"--replay-from: {path} is damaged; its run's labels cannot be taken") from None
+            lo, hi = max(0, source.first - first), min(len(X), source.written - first)
+            if lo == 0 and hi == len(X):
+                self.folder.mkdir(parents=True, exist_ok=True)
+                with atomic_path(self.folder / f"{self.written:012d}.npz", suffix=".npz") as tmp:
+                    shutil.copyfile(path, tmp)
+                start, self.written = self.written, self.written + len(X)
+                self._put(start, X, M, T, R)
+            else:
+                self.add(X[lo:hi], M[lo:hi], T[lo:hi], R[lo:hi])
+            taken += hi - lo
+        return taken
+
     def files(self) -> Dict[int, Path]:
         out = {}
         for f in self.folder.glob("*.npz"):
@@ -446,6 +481,57 @@ class Replay:
     def tensors(self):
         n = len(self)
         return self.X[:n], self.M[:n], self.T[:n], self.R[:n]
+
+
+@dataclass
+class LabelSource:
+    """The labelled decisions a finished run's last ring held: numbers ``first ..
+    written`` of that run, in ``files`` (``(first decision, path)``, in order)."""
+    folder: Path
+    first: int
+    written: int
+    files: List[tuple]
+
+
+def label_source(folder: str, game: str, options: dict) -> LabelSource:
+    """``--replay-from FOLDER``, checked: a finished training run of the same game and
+    options, its checkpoint's ring and the files that hold it; anything else is one line.
+    Why: the draw net moved with the labels of one fit, not with the rounds they came in
+    (docs/training.md), so a stage may fit its own labels beside an earlier stage's."""
+    import json
+
+    from .trainer import CHECKPOINT
+    where = Path(folder)
+    try:
+        run = json.loads((where / "run.json").read_text())
+        settings, status = run["settings"], run["status"]
+        size, their = int(settings["replay"]), (settings["game"], settings.get("options") or {})
+    except (OSError, ValueError, KeyError, TypeError):
+        raise PipslabError(f"--replay-from: {folder!r} holds no training run (no readable run.json)") from None
+    g = get_game(game)
+    if their[0] != game or g.variant_label(their[1]) != g.variant_label(options):
+        raise PipslabError(f"--replay-from: {folder!r} trained {get_game(their[0]).variant_label(their[1])}, "
+                           f"this run {g.variant_label(options)}")
+    if status != "done":
+        raise PipslabError(f"--replay-from: {folder!r} is not finished (its run is {status}); finish it first")
+    if not size:
+        raise PipslabError(f"--replay-from: {folder!r} kept no replay buffer (it ran without --replay)")
+    try:
+        written = int(read_net(where / CHECKPOINT)["replay"]["written"])
+    except (KeyError, TypeError, ValueError):
+        raise PipslabError(f"--replay-from: {where / CHECKPOINT} holds no replay buffer") from None
+    first = max(0, written - size)
+    starts = {int(f.stem): f for f in (where / "replay").glob("*.npz") if f.stem.isdigit()}
+    files, covered = [], written
+    for a in sorted((a for a in starts if a < written), reverse=True):
+        if covered <= first:
+            break
+        files.append((a, starts[a]))
+        covered = a
+    if covered > first:
+        raise PipslabError(f"--replay-from: the replay files in {where / 'replay'} do not reach back to decision "
+                           f"{first:,}; its labels cannot be taken")
+    return LabelSource(where, first, written, files[::-1])
 
 
 # ------------------------------------------------------------------- the league
@@ -1102,6 +1188,14 @@ class PPOTrainer(skeleton.Trainer):
         except (TypeError, ValueError, KeyError, AttributeError) as exc:
             raise PipslabError(f"{path}: damaged training checkpoint ({type(exc).__name__})") from None
         self.opt = skeleton.resumed_optimizer(self.net, self.args.lr, data, path)
+
+    def begin(self) -> None:
+        if self.args.replay_from:
+            source = label_source(self.args.replay_from, self.args.game, self.args.options)
+            taken = self.replay.take(source)
+            if self.args.progress:
+                import sys
+                sys.stderr.write(f"took {taken:,} labelled decisions from {source.folder}\n")
 
     def init_from(self, path: str) -> None:
         from pipslab.agents.netfiles import net_path

@@ -522,6 +522,11 @@ class Trainer:
         """The state of a checkpoint of the same run."""
         raise NotImplementedError
 
+    def begin(self) -> None:
+        """What a fresh run takes in before its first update, after ``--init`` (a resumed
+        run has it in its checkpoint already): nothing by default; the Happy trainer's
+        ``--replay-from`` fills its buffer here."""
+
     def init_from(self, path: str) -> None:
         """Weights of another net file of the same game (``--init``); a narrower net is widened
         to the run's layers computing what it did, anything else is one line."""
@@ -725,8 +730,10 @@ def train(trainer_cls, args, stage: Optional[dict] = None) -> dict:
                 curve = json.loads(data["curve"])
             except (KeyError, TypeError, ValueError) as exc:
                 raise PipslabError(f"{ckpt}: damaged training checkpoint ({type(exc).__name__})") from None
-        elif args.init:
-            trainer.init_from(args.init)
+        else:
+            if args.init:
+                trainer.init_from(args.init)
+            trainer.begin()
         selfplay = SelfPlay(args.backend, args.workers, args.imports)
         try:
             scalars = _Scalars(run.out, args.tensorboard)

@@ -450,3 +450,75 @@ def test_the_learner_can_be_the_model_that_weighs_pimcs_worlds():
         args.validate()
     args.guide_floor = 0.02
     args.validate()
+
+
+def _labels(folder):
+    """Every labelled decision in a run's replay files, in decision order."""
+    files = sorted((folder / "replay").glob("*.npz"), key=lambda f: int(f.stem))
+    parts = [dict(np.load(f)) for f in files]
+    return {k: np.concatenate([p[k] for p in parts]) for k in ("X", "M", "T", "R")}
+
+
+def test_a_run_takes_an_earlier_runs_labels_into_its_first_round_and_resumes_with_them(tmp_path, monkeypatch):
+    """``replay_from``: the decisions the earlier run's last ring held become this run's
+    first (the newest ``replay`` of them, a file cut where the ring began), its first fit
+    draws ``guide_epochs`` times them and its own, a run stopped and resumed ends with the
+    weights of one straight run, and the taken labels change the weights."""
+    common = dict(game="happy", options={"mode": "draw"}, guide="pimc", guide_samples=2, epochs=0, hidden=[16],
+                  batch_hands=32, minibatch=128, checkpoint_every=1, eval_games=0, progress=False, hands=64,
+                  fit_every=2)
+    train_dominoes.train(TrainArgs(seed=4, replay=300, out=str(tmp_path / "a"), **common))
+    a = _labels(tmp_path / "a")
+    written = int(torch.load(tmp_path / "a" / "checkpoint.pt", weights_only=True)["replay"]["written"])
+    assert written > 300 and len(a["X"]) > 300        # the ring kept the newest 300: a file is cut
+    theirs = {k: v[-300:] for k, v in a.items()}
+    later = dict(common, seed=5, replay=5_000, replay_from=str(tmp_path / "a"))
+    train_dominoes.train(TrainArgs(out=str(tmp_path / "b"), **later))
+    b = _labels(tmp_path / "b")
+    for k in theirs:
+        np.testing.assert_array_equal(b[k][:300], theirs[k])
+    ck = torch.load(tmp_path / "b" / "checkpoint.pt", weights_only=True)
+    assert ck["replay"]["written"] == ck["replay"]["fitted"] == len(b["X"]) > 300
+    steps = {int(s["step"]) for s in ck["optimizer"]["state"].values()}
+    assert steps == {-(-8 * len(b["X"]) // 128)}          # one fit over the taken labels and its own
+    update, calls = train_dominoes.ppo_update, []
+
+    def stopped(*a, **k):
+        calls.append(k)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return update(*a, **k)
+
+    monkeypatch.setattr(train_dominoes, "ppo_update", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        train_dominoes.train(TrainArgs(out=str(tmp_path / "c"), **later))
+    monkeypatch.setattr(train_dominoes, "ppo_update", update)
+    train_dominoes.train(TrainArgs(out=str(tmp_path / "c"), resume=True, **later))
+    train_dominoes.train(TrainArgs(out=str(tmp_path / "own"), **dict(later, replay_from="")))
+    w = {k: torch.load(tmp_path / k / "net.pt", weights_only=True)["model"] for k in ("b", "c", "own")}
+    assert all(torch.equal(w["b"][k], w["c"][k]) for k in w["b"])
+    assert not all(torch.equal(w["b"][k], w["own"][k]) for k in w["b"])
+
+
+def test_a_label_source_that_cannot_give_is_one_line_before_anything_is_written(tmp_path, capfd):
+    """``--replay-from`` without ``--replay``, from a folder with no run, a run of another
+    game or variant, or one whose files are gone: one line, exit 2, nothing written."""
+    common = dict(game="happy", options={"mode": "draw"}, guide="pimc", guide_samples=2, epochs=0, hidden=[8],
+                  batch_hands=32, eval_games=0, progress=False, hands=32, replay=1_000)
+    train_dominoes.train(TrainArgs(seed=1, out=str(tmp_path / "draw"), **common))
+    train_dominoes.train(TrainArgs(seed=1, out=str(tmp_path / "block"), **dict(common, options={"mode": "block"})))
+    base = ["train", "happy", "--mode", "draw", "--epochs", "0", "--guide", "pimc", "--guide-samples", "2",
+            "--hands", "32", "--batch-hands", "32", "--eval-games", "0", "--no-progress"]
+    out = tmp_path / "out"
+    cases = [
+        (["--replay-from", str(tmp_path / "draw")], "--replay-from fills the replay buffer with another run's labels"),
+        (["--replay", "100", "--replay-from", str(tmp_path / "nothing")], "holds no training run"),
+        (["--replay", "100", "--replay-from", str(tmp_path / "block")], "trained happy-block, this run happy-draw"),
+    ]
+    for f in (tmp_path / "draw" / "replay").glob("*.npz"):
+        f.rename(f.with_suffix(".gone"))
+    cases.append((["--replay", "100", "--replay-from", str(tmp_path / "draw")], "do not reach back to decision 0"))
+    for argv, message in cases:
+        r = pipslab_here(capfd, *base, *argv, "--out", str(out))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and message in r.stderr, (argv, r.stderr)
+        assert not out.exists()

@@ -204,9 +204,34 @@ GOOD_STAGE = '[[stages]]\nname = "s"\nhands = 64\nbatch_hands = 32\nhidden = [8]
 EVALUATION = '[evaluation]\nagainst = ["random"]\ngames = 4\n'
 
 
+LABELLED = ('epochs = 0\nguide = "pimc"\nguide_samples = 2\nreplay = 5000\nfit_every = 2\n')
+
+
+def test_a_stage_fits_an_earlier_stages_labels_beside_its_own(tmp_path, capfd):
+    """``replay_from = "STAGE"``: the stage's buffer starts with the earlier stage's labels,
+    taken from its folder inside the run (the card says DIR, not a machine path)."""
+    text = ('game = "happy"\n[options]\nmode = "draw"\n' + GOOD_STAGE.replace('"s"', '"first"') + LABELLED
+            + GOOD_STAGE.replace('"s"', '"second"') + LABELLED + 'seed = 5\nreplay_from = "first"\n' + EVALUATION)
+    out = tmp_path / "rec"
+    r = pipslab_here(capfd, "train", "--recipe", _bad_recipe(tmp_path, text), "--out", str(out), "--no-progress")
+    assert r.returncode == 0, r.stderr
+    first, second = out / "stages" / "1-first", out / "stages" / "2-second"
+    theirs = sorted((first / "replay").glob("*.npz"), key=lambda f: int(f.stem))
+    ours = sorted((second / "replay").glob("*.npz"), key=lambda f: int(f.stem))
+    assert len(ours) > len(theirs) > 0
+    assert [f.read_bytes() for f in ours[:len(theirs)]] == [f.read_bytes() for f in theirs]
+    assert json.loads((second / "run.json").read_text())["settings"]["replay_from"] == str(first)
+    card = json.loads((out / "card.json").read_text())
+    assert "--replay-from DIR/stages/1-first" in card["stages"][1]["command"]
+
+
 def test_bad_recipes_and_bad_runs_are_one_line_and_exit_2(tmp_path, capfd, monkeypatch):
     out = tmp_path / "out"
     cases = [
+        (["--recipe", _bad_recipe(tmp_path, 'game = "happy"\n' + GOOD_STAGE + LABELLED + 'replay_from = "s"\n'
+                                  + EVALUATION)], "replay_from must name an earlier stage"),
+        (["--recipe", _bad_recipe(tmp_path, 'game = "happy"\n' + GOOD_STAGE + GOOD_STAGE.replace('"s"', '"t"')
+                                  + 'replay_from = "s"\n' + EVALUATION)], "replay_from fills the replay buffer"),
         (["--recipe", "no-such-recipe"], "unknown recipe"),
         (["--recipe", _bad_recipe(tmp_path, 'game = "happy"\n' + GOOD_STAGE.replace("hands = 64", 'hands = "many"')
                                   + EVALUATION)], "hands must be int"),
