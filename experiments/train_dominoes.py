@@ -87,12 +87,12 @@ passes over a fixed set; ``--play greedy`` (with ``--explore E``) has the learne
 its most likely move, E of them at random, so it is taught where it plays in a
 tournament; ``--replay-from RUN`` starts the buffer with the labels a finished run's
 last ring held (:func:`label_source`), so a second round is fitted over the first
-round's labels beside its own.  Why: the Happy draw net loses its hands after the boneyard drops below ten
-tiles, and a label fitted once, in its own update, at a small step taught it little
-there; fitted offline in passes over a large set, labels of the whole hand by a stronger
-teacher moved it about a point (docs/training.md, "Where the draw net loses", which also
-has what these measured in the trainer), and a fit moved it with the size of its set,
-not with the rounds before it.
+round's labels beside its own.  Why: the Happy draw net loses its hands after the
+boneyard drops below ten tiles, and a label fitted once, in its own update, at a small
+step taught it little there; fitted offline in passes over a large set, labels of the
+whole hand by a stronger teacher moved it about a point (docs/training.md, "Where the
+draw net loses", which also has what these measured in the trainer), and a fit moved it
+with the size of its set, not with the rounds before it.
 
 With ``--epochs 0`` the teacher alone trains the policy — expert iteration (Anthony et
 al. 2017): the league's self-play games give the positions, search gives the targets,
