@@ -1071,12 +1071,13 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
                 (guide * imitation + args.vf_coef * value_loss).backward()
                 torch.nn.utils.clip_grad_norm_(params, 0.5)
                 opt.step()
-                if not steps:
-                    seen.append((value_loss.detach(), legal_logp.detach()))
+                if not steps:   # two numbers a minibatch: a fit of millions of labels keeps no rows
+                    with torch.no_grad():
+                        seen.append((value_loss.detach(), -(legal_logp.exp() * legal_logp).sum(-1).mean()))
         out["imitation"] = imitation.item()
         if not steps:   # imitation alone (--epochs 0): its own value loss and entropy are the ones to show
             out["value_loss"] = sum(v.item() for v, _ in seen) / len(seen)
-            out["entropy"] = sum(-(lp.exp() * lp).sum(-1).mean().item() for _, lp in seen) / len(seen)
+            out["entropy"] = sum(e.item() for _, e in seen) / len(seen)
     return out
 
 
