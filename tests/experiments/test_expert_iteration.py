@@ -394,14 +394,8 @@ def test_a_round_of_fit_every_plays_unchanged_then_fits_all_its_labels(tmp_path)
     assert not all(torch.equal(before[k], v) for k, v in net.state_dict().items())
 
 
-def test_a_run_stopped_inside_a_round_resumes_to_the_weights_of_one_run(tmp_path, monkeypatch):
-    """A run stopped (SIGTERM, Ctrl-C) inside a round of ``fit_every`` refills the round's
-    labels from the buffer's files and ends with one straight run's weights; without
-    rounds (fitting each update) the weights differ."""
-    common = dict(game="happy", options={"mode": "draw"}, guide="pimc", guide_samples=2, epochs=0, hidden=[16],
-                  batch_hands=32, minibatch=128, checkpoint_every=1, eval_games=0, progress=False, seed=4,
-                  replay=5_000, hands=128)
-    train_dominoes.train(TrainArgs(fit_every=3, out=str(tmp_path / "one"), **common))
+def _stopped_in_its_second_update(monkeypatch, args):
+    """Train ``args`` until its second update raises KeyboardInterrupt (as SIGTERM does)."""
     update, calls = train_dominoes.ppo_update, []
 
     def stopped(*a, **k):
@@ -412,8 +406,19 @@ def test_a_run_stopped_inside_a_round_resumes_to_the_weights_of_one_run(tmp_path
 
     monkeypatch.setattr(train_dominoes, "ppo_update", stopped)
     with pytest.raises(KeyboardInterrupt):
-        train_dominoes.train(TrainArgs(fit_every=3, out=str(tmp_path / "two"), **common))
+        train_dominoes.train(args)
     monkeypatch.setattr(train_dominoes, "ppo_update", update)
+
+
+def test_a_run_stopped_inside_a_round_resumes_to_the_weights_of_one_run(tmp_path, monkeypatch):
+    """A run stopped (SIGTERM, Ctrl-C) inside a round of ``fit_every`` refills the round's
+    labels from the buffer's files and ends with one straight run's weights; without
+    rounds (fitting each update) the weights differ."""
+    common = dict(game="happy", options={"mode": "draw"}, guide="pimc", guide_samples=2, epochs=0, hidden=[16],
+                  batch_hands=32, minibatch=128, checkpoint_every=1, eval_games=0, progress=False, seed=4,
+                  replay=5_000, hands=128)
+    train_dominoes.train(TrainArgs(fit_every=3, out=str(tmp_path / "one"), **common))
+    _stopped_in_its_second_update(monkeypatch, TrainArgs(fit_every=3, out=str(tmp_path / "two"), **common))
     train_dominoes.train(TrainArgs(fit_every=3, out=str(tmp_path / "two"), resume=True, **common))
     train_dominoes.train(TrainArgs(out=str(tmp_path / "each"), **common))
     w = {k: torch.load(tmp_path / k / "net.pt", weights_only=True)["model"] for k in ("one", "two", "each")}
@@ -481,18 +486,7 @@ def test_a_run_takes_an_earlier_runs_labels_into_its_first_round_and_resumes_wit
     assert ck["replay"]["written"] == ck["replay"]["fitted"] == len(b["X"]) > 300
     steps = {int(s["step"]) for s in ck["optimizer"]["state"].values()}
     assert steps == {-(-8 * len(b["X"]) // 128)}          # one fit over the taken labels and its own
-    update, calls = train_dominoes.ppo_update, []
-
-    def stopped(*a, **k):
-        calls.append(k)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return update(*a, **k)
-
-    monkeypatch.setattr(train_dominoes, "ppo_update", stopped)
-    with pytest.raises(KeyboardInterrupt):
-        train_dominoes.train(TrainArgs(out=str(tmp_path / "c"), **later))
-    monkeypatch.setattr(train_dominoes, "ppo_update", update)
+    _stopped_in_its_second_update(monkeypatch, TrainArgs(out=str(tmp_path / "c"), **later))
     train_dominoes.train(TrainArgs(out=str(tmp_path / "c"), resume=True, **later))
     train_dominoes.train(TrainArgs(out=str(tmp_path / "own"), **dict(later, replay_from="")))
     w = {k: torch.load(tmp_path / k / "net.pt", weights_only=True)["model"] for k in ("b", "c", "own")}
