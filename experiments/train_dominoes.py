@@ -398,14 +398,20 @@ class Replay:
         self.T[slots] = T / T.sum(-1, keepdim=True).clamp(min=1.0)     # the imitation target, as ppo_update makes it
         self.R[slots] = torch.as_tensor(R[k:], device=self.device).float()
 
-    def add(self, X, M, T, R) -> None:
-        """One update's labelled decisions (numpy rows), kept and written to its file."""
+    def add(self, X, M, T, R, copy_of: Optional[Path] = None) -> None:
+        """One update's labelled decisions (numpy rows), kept and written to its file
+        (``copy_of``: a file holding exactly these rows, copied rather than compressed again)."""
         if not len(X):
             return
+        import shutil
+
         from .files import atomic_path
         self.folder.mkdir(parents=True, exist_ok=True)
         with atomic_path(self.folder / f"{self.written:012d}.npz", suffix=".npz") as tmp:
-            np.savez_compressed(tmp, X=X, M=M, T=T, R=R)
+            if copy_of is not None:
+                shutil.copyfile(copy_of, tmp)
+            else:
+                np.savez_compressed(tmp, X=X, M=M, T=T, R=R)
         first, self.written = self.written, self.written + len(X)
         self._put(first, X, M, T, R)
 
@@ -413,9 +419,6 @@ class Replay:
         """The decisions another run's last ring held (``--replay-from``), added as this
         run's first, in their order; returns how many.  Whole files are copied, not
         compressed again."""
-        import shutil
-
-        from .files import atomic_path
         taken = 0
         for first, path in source.files:
             try:
@@ -424,23 +427,12 @@ class Replay:
             except (OSError, ValueError, KeyError):
                 raise PipslabError(f"--replay-from: {path} is damaged; its run's labels cannot be taken") from None
             lo, hi = max(0, source.first - first), min(len(X), source.written - first)
-            if lo == 0 and hi == len(X):
-                self.folder.mkdir(parents=True, exist_ok=True)
-                with atomic_path(self.folder / f"{self.written:012d}.npz", suffix=".npz") as tmp:
-                    shutil.copyfile(path, tmp)
-                start, self.written = self.written, self.written + len(X)
-                self._put(start, X, M, T, R)
-            else:
-                self.add(X[lo:hi], M[lo:hi], T[lo:hi], R[lo:hi])
+            self.add(X[lo:hi], M[lo:hi], T[lo:hi], R[lo:hi], copy_of=path if (lo, hi) == (0, len(X)) else None)
             taken += hi - lo
         return taken
 
     def files(self) -> Dict[int, Path]:
-        out = {}
-        for f in self.folder.glob("*.npz"):
-            if f.stem.isdigit():
-                out[int(f.stem)] = f
-        return out
+        return replay_files(self.folder)
 
     def state(self) -> dict:
         """What a checkpoint keeps (the files hold the rows); the files the previous
@@ -459,13 +451,10 @@ class Replay:
         written = self.written = int(state["written"])
         self.fitted = int(state.get("fitted", written))     # a checkpoint from before --fit-every fitted each update
         need = max(0, written - self.size)
-        files = self.files()
         covered = written
-        for a in sorted((a for a in files if a < written), reverse=True):
-            if covered <= need:
-                break
+        for a, path in files_back_to(self.files(), need, written):
             try:
-                with np.load(files[a]) as d:
+                with np.load(path) as d:
                     X, M, T, R = d["X"], d["M"], d["T"], d["R"]
             except (OSError, ValueError, KeyError):
                 break
@@ -481,6 +470,22 @@ class Replay:
     def tensors(self):
         n = len(self)
         return self.X[:n], self.M[:n], self.T[:n], self.R[:n]
+
+
+def replay_files(folder: Path) -> Dict[int, Path]:
+    """A run's replay files by the number of their first decision."""
+    return {int(f.stem): f for f in Path(folder).glob("*.npz") if f.stem.isdigit()}
+
+
+def files_back_to(files: Dict[int, Path], first: int, written: int) -> List[tuple]:
+    """``(first decision, path)`` of the files that hold decisions ``first .. written``,
+    newest first, the last one reaching back to ``first`` where the files do."""
+    out = []
+    for a in sorted((a for a in files if a < written), reverse=True):
+        if (out[-1][0] if out else written) <= first:
+            break
+        out.append((a, files[a]))
+    return out
 
 
 @dataclass
@@ -521,14 +526,8 @@ def label_source(folder: str, game: str, options: dict) -> LabelSource:
     except (KeyError, TypeError, ValueError):
         raise PipslabError(f"--replay-from: {where / CHECKPOINT} holds no replay buffer") from None
     first = max(0, written - size)
-    starts = {int(f.stem): f for f in (where / "replay").glob("*.npz") if f.stem.isdigit()}
-    files, covered = [], written
-    for a in sorted((a for a in starts if a < written), reverse=True):
-        if covered <= first:
-            break
-        files.append((a, starts[a]))
-        covered = a
-    if covered > first:
+    files = files_back_to(replay_files(where / "replay"), first, written)
+    if (files[-1][0] if files else written) > first:
         raise PipslabError(f"--replay-from: the replay files in {where / 'replay'} do not reach back to decision "
                            f"{first:,}; its labels cannot be taken")
     return LabelSource(where, first, written, files[::-1])
