@@ -1056,7 +1056,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
         else:
             Xl, offl, Tl, retl = X[rows], illegal[rows], T[rows], ret[rows]
             passes = (torch.from_numpy(rng.permutation(len(rows))).to(device) for _ in range(args.guide_epochs))
-        seen = []
+        seen = torch.zeros(3, device=device)   # value loss, entropy, minibatches: sums only
         for order in passes:
             for lo in range(0, len(order), args.minibatch):
                 idx = order[lo:lo + args.minibatch]
@@ -1070,13 +1070,15 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
                 (guide * imitation + args.vf_coef * value_loss).backward()
                 torch.nn.utils.clip_grad_norm_(params, 0.5)
                 opt.step()
-                if not steps:   # two numbers a minibatch: a fit of millions of labels keeps no rows
+                if not steps:   # running sums: a kept 0-d tensor a minibatch costs tens of KB
                     with torch.no_grad():
-                        seen.append((value_loss.detach(), -(legal_logp.exp() * legal_logp).sum(-1).mean()))
+                        seen += torch.stack((value_loss, -(legal_logp.exp() * legal_logp).sum(-1).mean(),
+                                             torch.ones((), device=device)))
         out["imitation"] = imitation.item()
         if not steps:   # imitation alone (--epochs 0): its own value loss and entropy are the ones to show
-            out["value_loss"] = sum(v.item() for v, _ in seen) / len(seen)
-            out["entropy"] = sum(e.item() for _, e in seen) / len(seen)
+            value_sum, entropy_sum, count = seen.tolist()
+            out["value_loss"] = value_sum / count
+            out["entropy"] = entropy_sum / count
     return out
 
 
