@@ -1056,7 +1056,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
         else:
             Xl, offl, Tl, retl = X[rows], illegal[rows], T[rows], ret[rows]
             passes = (torch.from_numpy(rng.permutation(len(rows))).to(device) for _ in range(args.guide_epochs))
-        seen = torch.zeros(3, device=device)   # value loss, entropy, minibatches: sums only
+        seen, fits = torch.zeros(2, device=device), 0    # value loss and entropy: sums only
         for order in passes:
             for lo in range(0, len(order), args.minibatch):
                 idx = order[lo:lo + args.minibatch]
@@ -1072,13 +1072,11 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, args: T
                 opt.step()
                 if not steps:   # running sums: a kept 0-d tensor a minibatch costs tens of KB
                     with torch.no_grad():
-                        seen += torch.stack((value_loss, -(legal_logp.exp() * legal_logp).sum(-1).mean(),
-                                             torch.ones((), device=device)))
+                        seen += torch.stack((value_loss, -(legal_logp.exp() * legal_logp).sum(-1).mean()))
+                    fits += 1
         out["imitation"] = imitation.item()
         if not steps:   # imitation alone (--epochs 0): its own value loss and entropy are the ones to show
-            value_sum, entropy_sum, count = seen.tolist()
-            out["value_loss"] = value_sum / count
-            out["entropy"] = entropy_sum / count
+            out["value_loss"], out["entropy"] = (total / fits for total in seen.tolist())
     return out
 
 
