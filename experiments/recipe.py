@@ -120,7 +120,7 @@ def parse_recipe(name: str, data: dict, text: str, where: str) -> Recipe:
     from pipslab.envs.game import get_game
 
     from .trainers import trainer_for
-    known = {"description", "game", "options", "seed", "start", "stages", "evaluation"}
+    known = {"description", "game", "options", "seed", "start", "defaults", "stages", "evaluation"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise PipslabError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -146,20 +146,12 @@ def parse_recipe(name: str, data: dict, text: str, where: str) -> Recipe:
     budget_key = trainer.unit + "s"
     fields = {f.name: f for f in dataclasses.fields(trainer.Args)}
     hints = typing.get_type_hints(trainer.Args)
-    stages = []
-    for i, st in enumerate(stages_data, 1):
-        at = f"{where}, stage {i}"
-        if not isinstance(st, dict):
-            raise PipslabError(f"{at}: must be a table, got {kind_of(st)}")
-        sname = _need(st, "name", str, at)
-        at = f"{where}, stage {i} ({sname})"
-        if budget_key not in st:
-            raise PipslabError(f"{at}: no budget ({budget_key!r}: how many {budget_key} to train)")
-        budget = _need(st, budget_key, int, at)
-        if budget < 1:
-            raise PipslabError(f"{at}: {budget_key} must be at least 1, got {budget}")
+
+    def settings_of(table: dict, at: str) -> dict:
+        """The trainer settings of a stage's table (or of ``[defaults]``), each key known
+        and of its field's type: one line naming where, the key and what is wrong."""
         settings = {}
-        for key, value in st.items():
+        for key, value in table.items():
             if key in ("name", budget_key):
                 continue
             if key not in fields or key in RUNNER_FIELDS or not fields[key].metadata.get("cli", True):
@@ -174,6 +166,28 @@ def parse_recipe(name: str, data: dict, text: str, where: str) -> Recipe:
                 raise PipslabError(f"{at}: {key} must be {getattr(outer, '__name__', outer)}, got {kind_of(value)} "
                                    f"{excerpt(value)}")
             settings[key] = value
+        if budget_key in table:
+            budget = _need(table, budget_key, int, at)
+            if budget < 1:
+                raise PipslabError(f"{at}: {budget_key} must be at least 1, got {budget}")
+        return settings
+
+    # [defaults]: settings every stage starts from, its own keys overriding them
+    defaults_table = _need(data, "defaults", dict, where, default={})
+    if "name" in defaults_table:
+        raise PipslabError(f"{where}, defaults: name is each stage's own")
+    defaults = settings_of(defaults_table, f"{where}, defaults")
+    stages = []
+    for i, st in enumerate(stages_data, 1):
+        at = f"{where}, stage {i}"
+        if not isinstance(st, dict):
+            raise PipslabError(f"{at}: must be a table, got {kind_of(st)}")
+        sname = _need(st, "name", str, at)
+        at = f"{where}, stage {i} ({sname})"
+        if budget_key not in st and budget_key not in defaults_table:
+            raise PipslabError(f"{at}: no budget ({budget_key!r}: how many {budget_key} to train)")
+        settings = {**defaults, **settings_of(st, at)}
+        budget = st.get(budget_key, defaults_table.get(budget_key))
         source = settings.get("replay_from")
         if source is not None and source not in [s.name for s in stages]:
             raise PipslabError(f"{at}: replay_from must name an earlier stage (its labels, in this run's folder), got "

@@ -63,6 +63,43 @@ def test_every_shipped_card_is_the_text_of_its_data(name):
     assert data["evaluation"]["rows"]
 
 
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_cards_stages_are_what_its_recipe_runs_now(name):
+    """The recipe and the card stay one plan: each stage's command the recipe makes today
+    (``[defaults]`` merged in, the card's ``--workers``) is the one the card records, but
+    for ``--out`` (a stage's folder is the runner's)."""
+    import re
+
+    from pipslab.experiments.recipe import stage_args
+    from pipslab.experiments.trainer import command_of
+    data = json.loads((NETS / f"{name}.json").read_text())
+    recipe = load_recipe(name)
+    assert [st["name"] for st in data["stages"]] == [st.name for st in recipe.stages]
+    no_out = re.compile(r" --out \S+")
+    for i, st in enumerate(data["stages"]):
+        workers = re.search(r"--workers (\d+)", st["command"])
+        args = stage_args(recipe, i, Path("DIR"), 1.0, {"workers": int(workers.group(1))} if workers else {})
+        args.eval_against = args.eval_against or list(recipe.trainer.default_against(args))
+        assert no_out.sub("", command_of(recipe.trainer, args)) == no_out.sub("", st["command"]), (name, i)
+
+
+def test_defaults_are_every_stages_settings_until_a_stage_says_otherwise(tmp_path):
+    """``[defaults]``: each stage starts from the table, its own keys win; a bad key there
+    is one line naming the defaults."""
+    from pipslab.envs.errors import PipslabError
+    text = ('game = "happy"\n[defaults]\nlr = 0.0005\nhidden = [8]\nhands = 64\n'
+            '[[stages]]\nname = "a"\n[[stages]]\nname = "b"\nlr = 0.0001\nhands = 96\n' + EVALUATION)
+    r = load_recipe(_bad_recipe(tmp_path, text))
+    assert [(st.name, st.budget, st.settings["lr"], st.settings["hidden"]) for st in r.stages] == \
+        [("a", 64, 0.0005, [8]), ("b", 96, 0.0001, [8])]
+    for good, bad, message in (("hands = 64", "bogus = 1", "defaults: unknown key 'bogus'"),
+                               ("lr = 0.0005", 'lr = "fast"', "defaults: lr must be float"),
+                               ("hands = 64", 'name = "x"', "defaults: name is each stage's own"),
+                               ("hands = 64", "hands = 0", "defaults: hands must be at least 1")):
+        with pytest.raises(PipslabError, match=message):
+            load_recipe(_bad_recipe(tmp_path, text.replace(good, bad)))
+
+
 @pytest.mark.slow
 def test_a_recipe_runs_from_nothing_at_a_small_scale(tmp_path, capfd, monkeypatch):
     monkeypatch.chdir(tmp_path)
