@@ -5,7 +5,8 @@
 
 A recipe is ``experiments/recipes/NAME.toml`` (docs/training.md has the format): the game
 and its options, the stages in order — each a trainer's settings and its budget (``games``
-or ``hands``) — and the evaluation its model card reports.  The run folder holds
+or ``hands``), laid over the ``[defaults]`` every stage starts from — and the evaluation
+its model card reports.  The run folder holds
 ``stages/K-NAME/`` (each stage an ordinary training run of the skeleton, so ``--resume``
 continues whichever stage was running), then ``net.pt`` (the last stage's net), the
 curve of every stage joined (``curve.csv``, ``curve.png``, x counted across stages), the
