@@ -149,8 +149,9 @@ def parse_recipe(name: str, data: dict, text: str, where: str) -> Recipe:
     hints = typing.get_type_hints(trainer.Args)
 
     def settings_of(table: dict, at: str) -> dict:
-        """The trainer settings of a stage's table (or of ``[defaults]``), each key known
-        and of its field's type: one line naming where, the key and what is wrong."""
+        """The trainer settings of a stage's table (or of ``[defaults]``), the budget among
+        them, each key known and of its field's type: one line naming where, the key and
+        what is wrong."""
         settings = {}
         for key, value in table.items():
             if key in ("name", budget_key):
@@ -168,9 +169,9 @@ def parse_recipe(name: str, data: dict, text: str, where: str) -> Recipe:
                                    f"{excerpt(value)}")
             settings[key] = value
         if budget_key in table:
-            budget = _need(table, budget_key, int, at)
-            if budget < 1:
-                raise PipslabError(f"{at}: {budget_key} must be at least 1, got {budget}")
+            settings[budget_key] = _need(table, budget_key, int, at)
+            if settings[budget_key] < 1:
+                raise PipslabError(f"{at}: {budget_key} must be at least 1, got {settings[budget_key]}")
         return settings
 
     # [defaults]: settings every stage starts from, its own keys overriding them
@@ -185,10 +186,10 @@ def parse_recipe(name: str, data: dict, text: str, where: str) -> Recipe:
             raise PipslabError(f"{at}: must be a table, got {kind_of(st)}")
         sname = _need(st, "name", str, at)
         at = f"{where}, stage {i} ({sname})"
-        if budget_key not in st and budget_key not in defaults_table:
-            raise PipslabError(f"{at}: no budget ({budget_key!r}: how many {budget_key} to train)")
         settings = {**defaults, **settings_of(st, at)}
-        budget = st.get(budget_key, defaults_table.get(budget_key))
+        budget = settings.pop(budget_key, None)
+        if budget is None:
+            raise PipslabError(f"{at}: no budget ({budget_key!r}: how many {budget_key} to train)")
         source = settings.get("replay_from")
         if source is not None and source not in [s.name for s in stages]:
             raise PipslabError(f"{at}: replay_from must name an earlier stage (its labels, in this run's folder), got "

@@ -5,6 +5,7 @@ written."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -16,7 +17,8 @@ import torch
 
 from pipslab.agents.netfiles import shipped_nets
 from pipslab.experiments import model_card
-from pipslab.experiments.recipe import load_recipe, recipe_names
+from pipslab.experiments.recipe import load_recipe, recipe_names, stage_args
+from pipslab.experiments.trainer import command_of
 
 from harness_helpers import pipslab_here
 
@@ -68,10 +70,6 @@ def test_every_shipped_cards_stages_are_what_its_recipe_runs_now(name):
     """The recipe and the card stay one plan: each stage's command the recipe makes today
     (``[defaults]`` merged in, the card's ``--workers``) is the one the card records, but
     for ``--out`` (a stage's folder is the runner's)."""
-    import re
-
-    from pipslab.experiments.recipe import stage_args
-    from pipslab.experiments.trainer import command_of
     data = json.loads((NETS / f"{name}.json").read_text())
     recipe = load_recipe(name)
     assert [st["name"] for st in data["stages"]] == [st.name for st in recipe.stages]
