@@ -15,7 +15,7 @@ from pipslab.envs.game import get_game
 from .base import Observation
 from .registry import make_agent, parse_spec
 
-__all__ = ["LABELS", "LEARNER", "Teacher", "guide_search"]
+__all__ = ["LABELS", "LEARNER", "Teacher", "guide_search", "search_target"]
 
 # ``infer=learner``: the opponent model that weighs pimc's worlds is the learner's own net
 # of the update being labelled (given to each call), not a fixed one
@@ -29,14 +29,17 @@ LABELS = np.float32
 
 # what an ``ismcts`` guide may set: the learner's net is its evaluator, the hand's
 # generator its seed (no clock: a label must come back from the seed)
-SEARCH_KEYS = ("iters", "c", "mix")
+SEARCH_KEYS = ("iters", "c", "mix", "target")
+# what an ``ismcts`` guide teaches: the root's visit distribution, or 1 on its most visited moves
+SEARCH_TARGETS = ("visits", "best")
 
 
 def guide_search(guide: str, game: str):
-    """The search a ``--guide ismcts[:iters=N,c=C,mix=M]`` spec asks for — an
+    """The search a ``--guide ismcts[:iters=N,c=C,mix=M,target=T]`` spec asks for — an
     :class:`~pipslab.agents.search_dominoes.ISMCTSAgent` whose ``eval=net`` is a
     placeholder the teacher replaces with the learner's net at each call — or ``None``
-    for any other guide.  A bad spec is one line."""
+    for any other guide.  ``target`` is the teacher's, not the search's
+    (:func:`search_target`).  A bad spec is one line."""
     name, params = parse_spec(guide)
     if name != "ismcts":
         return None
@@ -44,11 +47,26 @@ def guide_search(guide: str, game: str):
     if extra:
         raise PipslabError(f"--guide {guide}: the search is guided by the learner's own net and seeded by the hand; "
                            f"it takes {', '.join(SEARCH_KEYS)}, not {', '.join(extra)}")
-    search = make_agent(guide + ("," if ":" in guide else ":") + "eval=net", game)
+    search_target(guide)
+    spec = ",".join(f"{k}={v}" for k, v in params.items() if k != "target")
+    search = make_agent(f"ismcts:{spec + ',' if spec else ''}eval=net", game)
     if search.budget.count < 2:
         raise PipslabError(f"--guide {guide}: iters must be at least 2 (the first values the root; "
                            f"the rest are the visit counts)")
     return search
+
+
+def search_target(guide: str) -> str:
+    """``visits`` (the default: AlphaZero's target, the root's visit distribution) or
+    ``best`` (1 on the most visited moves, ties all kept, as the solver teachers label):
+    why ``best`` — a search that follows its prior spreads its visits over the moves the
+    net already likes, so the distribution teaches mostly the prior back; the move the
+    search plays is where it improves on the net (expert iteration's chosen-action
+    target)."""
+    target = str(parse_spec(guide)[1].get("target", "visits"))
+    if target not in SEARCH_TARGETS:
+        raise PipslabError(f"--guide {guide}: target is one of {', '.join(SEARCH_TARGETS)}, not {target!r}")
+    return target
 
 
 class Teacher:
@@ -89,11 +107,12 @@ class Teacher:
     below ten tiles (``pipslab analyze``'s phases), and labels spent there buy more than
     labels spread over the hand (docs/training.md).
 
-    Or, for ``ismcts[:iters=N,c=C,mix=M]`` (:func:`guide_search`), the root visit counts of
+    Or, for ``ismcts[:iters=N,c=C,mix=M,target=T]`` (:func:`guide_search`), the root visit counts of
     PUCT ISMCTS guided by ``net`` — the learner's own :class:`~pipslab.agents.domino_net.NetPlayer`
     of the update being played, given to each labelling call: its policy the prior, its
     value heads the leaves' values — with AlphaZero's root Dirichlet ``noise=(alpha,
-    fraction)`` when given (expert iteration: the visit distribution is the target).
+    fraction)`` when given (expert iteration: the visit distribution is the target; with
+    ``target=best`` 1 on its most visited moves, :func:`search_target`).
 
     In draw mode the solver searches 8 placements deep, as ``pimc`` does.  Every random
     choice comes from the hand's generator.  ``compiled`` (the default) deals and solves
@@ -137,6 +156,7 @@ class Teacher:
         self.compiled = bool(compiled)
         self.num_actions = get_game(game).actions(options)
         self.search = guide_search(guide, game)
+        self.search_target = search_target(guide) if self.search is not None else None
         self.noise = tuple(noise) if noise else None
         self.solver = None
         self.pimc = None
@@ -321,6 +341,8 @@ class Teacher:
         results = search_many([s.observe(s.current_player) for s in states], seeds, NetEvaluator.of(net),
                               search.budget.count, search.c, noise=self.noise, mix=search.mix,
                               playout=search.playout, compiled=self.compiled)
+        best = self.search_target == "best"
         for i, r in enumerate(results):
-            out[i, list(r.visits)] = list(r.visits.values())
+            counts = np.array(list(r.visits.values()), dtype=LABELS)
+            out[i, list(r.visits)] = (counts == counts.max()) if best else counts
         return out

@@ -58,7 +58,7 @@ update's labels (they are off-policy-safe):
   cheaper, but a label from one world is a poor teacher — in most late worlds every move
   wins or every move loses, and the margin it then ranks by is not the win (measured:
   one-world labels left the policy no stronger);
-* ``ismcts[:iters=N,c=C,mix=M]`` (any game) — the root visit counts of PUCT ISMCTS
+* ``ismcts[:iters=N,c=C,mix=M,target=T]`` (any game) — the root visit counts of PUCT ISMCTS
   guided by **the learner's own net of the update being played** (its policy the prior,
   its value heads the leaves; :func:`~pipslab.agents.search_dominoes.search_many`, every
   labelled decision of a lock-step step searched together, one forward pass per
@@ -67,7 +67,8 @@ update's labels (they are off-policy-safe):
   prior (default none: the moves played are sampled from the policy already, so the
   noise would only blur the target).  AlphaZero's loop: the search improves on the net,
   the net learns the search's visit distribution, and the next update's search starts
-  from the better net.  Why past ``pimc``: pimc solves each world as if every hand were
+  from the better net (``target=best``: 1 on the most visited moves instead, the move
+  the search plays).  Why past ``pimc``: pimc solves each world as if every hand were
   seen (strategy fusion: a move that wins in each world by a different follow-up looks
   safe), and its labels cap the net at pimc's strength; the search plans over the
   seat's information sets only, and it plays the games no solver plays (Triple,
@@ -213,7 +214,7 @@ class TrainArgs(skeleton.TrainArgs):
     exploit: str = ""
     """train a fresh best response against this one agent instead (e.g. net, suits)"""
     guide: str = ""
-    """also imitate a teacher: pimc (the solver over worlds dealt from the seat's view), oracle (the solver on the true state), ismcts[:iters=N,c=C,mix=M] (the visit counts of ISMCTS guided by the learner's own net) or an agent spec"""
+    """also imitate a teacher: pimc (the solver over worlds dealt from the seat's view), oracle (the solver on the true state), ismcts[:iters=N,c=C,mix=M,target=T] (the visit counts of ISMCTS guided by the learner's own net; target=best: 1 on its most visited moves) or an agent spec"""
     guide_coef: float = 1.0
     """weight of the imitation loss at the start"""
     guide_hands: int = 0

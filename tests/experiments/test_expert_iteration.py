@@ -69,6 +69,22 @@ def test_a_label_row_is_the_searchs_root_visit_counts(noise):
     assert not np.array_equal(got, other)
 
 
+def test_target_best_labels_one_on_the_searchs_most_visited_moves():
+    """``target=best``: the same searches (same seeds, same net), each row 1 on the moves
+    with the most root visits and 0 elsewhere — the move the search plays, not its
+    distribution; a target that is neither is one line."""
+    states = _decisions(HAPPY_DRAW, 12, 4)
+    player = _player("happy", {"mode": "draw"})
+    rngs = lambda: [np.random.default_rng([5, i]) for i in range(len(states))]   # noqa: E731
+    visits = _label(Teacher("happy", {"mode": "draw"}, f"ismcts:iters={ITERS}"), states, rngs(), player)
+    best = _label(Teacher("happy", {"mode": "draw"}, f"ismcts:iters={ITERS},target=best"), states, rngs(), player)
+    assert best.dtype == LABELS
+    np.testing.assert_array_equal(best, (visits == visits.max(1, keepdims=True)).astype(LABELS))
+    assert (best.sum(1) >= 1).all() and (visits > 0).sum() > (best > 0).sum()   # the counts spread; best does not
+    with pytest.raises(PipslabError, match="target is one of visits, best"):
+        Teacher("happy", {"mode": "draw"}, "ismcts:iters=8,target=most")
+
+
 def test_labels_do_not_depend_on_the_other_decisions_of_the_call():
     """Labelled together in one lock-step search or one at a time, each decision gets the
     same counts, and takes exactly one draw from its generator."""
@@ -246,7 +262,8 @@ def test_a_tiny_expert_iteration_run_trains_and_resumes(tmp_path, capfd, monkeyp
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--guide", "ismcts:time=1"], "it takes iters, c, mix, not time"),
+    (["--guide", "ismcts:time=1"], "it takes iters, c, mix, target, not time"),
+    (["--guide", "ismcts:target=most"], "target is one of visits, best, not 'most'"),
     (["--guide", "ismcts:iters=1"], "iters must be at least 2"),
     (["--guide", "pimc", "--guide-noise", "0.3,0.25"], "give --guide ismcts"),
     (["--guide", "ismcts", "--guide-noise", "0,0.25"], "ALPHA,FRACTION"),
